@@ -1,0 +1,329 @@
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { generateApiKey, hashSecret } from '../shared/auth/api-key';
+import { KNOWN_PERMISSION } from '../shared/auth/permissions';
+import { newId, nowIso, isUuid } from '../shared/ids';
+import { listNotifications } from '../shared/organizations/notification.repository';
+import {
+  getOrganization,
+  organizationToItem,
+  type Organization,
+  type SubscriptionStatus,
+} from '../shared/organizations/organization.repository';
+import {
+  STATUS_KEY_PATTERN,
+  SYSTEM_LEAD_STATUSES,
+  SYSTEM_MORTGAGE_FILE_STATUSES,
+  type StatusKind,
+  type StoredStatus,
+} from '../shared/organizations/system-statuses';
+import { getUser, userToItem, type UserRole } from '../shared/organizations/user.repository';
+import { getDocumentClient, getTableName } from '../shared/storage/dynamo-client';
+import { keys } from '../shared/storage/keys';
+import { AdminInputError } from './admin-error';
+
+async function requireOrganization(organizationId: string): Promise<Organization> {
+  const organization = isUuid(organizationId) ? await getOrganization(organizationId) : undefined;
+  if (!organization) throw new AdminInputError(`organization ${organizationId} not found`);
+  return organization;
+}
+
+export async function createOrganization(name: string): Promise<{ organization_id: string }> {
+  if (!name.trim()) throw new AdminInputError('--name must not be empty');
+  const organization: Organization = {
+    id: newId(),
+    name: name.trim(),
+    subscription_status: 'active',
+    lead_statuses: SYSTEM_LEAD_STATUSES,
+    file_statuses: SYSTEM_MORTGAGE_FILE_STATUSES,
+    admin_user_ids: [],
+    lead_sequence: 0,
+    file_sequence: 0,
+    created_at: nowIso(),
+  };
+  await getDocumentClient().send(
+    new TransactWriteCommand({
+      TransactItems: [
+        {
+          Put: {
+            TableName: getTableName(),
+            Item: { ...organizationToItem(organization), ...keys.organizationCollection(), gsi1sk: organization.id },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
+        { Put: { TableName: getTableName(), Item: { ...keys.leadCounters(organization.id), entity: 'lead_counters', total: 0 } } },
+      ],
+    }),
+  );
+  return { organization_id: organization.id };
+}
+
+/** The status is kept on the organization and copied onto each of its keys, so the API checks it for free. */
+export async function setSubscription(organizationId: string, status: string) {
+  if (status !== 'active' && status !== 'inactive') throw new AdminInputError('--status must be active or inactive');
+  await requireOrganization(organizationId);
+  const client = getDocumentClient();
+  await client.send(
+    new UpdateCommand({
+      TableName: getTableName(),
+      Key: keys.organization(organizationId),
+      UpdateExpression: 'SET subscription_status = :status',
+      ExpressionAttributeValues: { ':status': status },
+    }),
+  );
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await client.send(
+      new QueryCommand({
+        TableName: getTableName(),
+        IndexName: 'gsi2',
+        KeyConditionExpression: 'gsi2pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.apiKeysOfOrganization(organizationId) },
+        ProjectionExpression: 'pk, sk',
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      await client.send(
+        new UpdateCommand({
+          TableName: getTableName(),
+          Key: { pk: item.pk, sk: item.sk },
+          UpdateExpression: 'SET subscription_status = :status',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':status': status },
+        }),
+      );
+    }
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return { organization_id: organizationId, subscription_status: status as SubscriptionStatus };
+}
+
+export async function createUser(organizationId: string, name: string, email: string, role: string) {
+  if (role !== 'admin' && role !== 'member') throw new AdminInputError('--role must be admin or member');
+  if (!name.trim()) throw new AdminInputError('--name must not be empty');
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw new AdminInputError('--email is not an email address');
+  await requireOrganization(organizationId);
+  const user = {
+    id: newId(),
+    organization_id: organizationId,
+    name: name.trim(),
+    email: email.trim().toLowerCase(),
+    role: role as UserRole,
+    is_active: true,
+    created_at: nowIso(),
+  };
+  await getDocumentClient().send(
+    new TransactWriteCommand({
+      TransactItems: [
+        { Put: { TableName: getTableName(), Item: userToItem(user), ConditionExpression: 'attribute_not_exists(pk)' } },
+        {
+          Update: {
+            TableName: getTableName(),
+            Key: keys.organization(organizationId),
+            UpdateExpression: role === 'admin' ? 'SET admin_user_ids = list_append(if_not_exists(admin_user_ids, :empty), :me)' : 'SET updated_at = :now',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeValues: role === 'admin' ? { ':empty': [], ':me': [user.id] } : { ':now': nowIso() },
+          },
+        },
+      ],
+    }),
+  );
+  return { user_id: user.id };
+}
+
+export async function deactivateUser(userId: string) {
+  const user = await getUser(userId);
+  if (!user) throw new AdminInputError(`user ${userId} not found`);
+  const organization = await requireOrganization(user.organization_id);
+  await getDocumentClient().send(
+    new TransactWriteCommand({
+      TransactItems: [
+        {
+          Update: {
+            TableName: getTableName(),
+            Key: keys.user(userId),
+            UpdateExpression: 'SET is_active = :false',
+            ExpressionAttributeValues: { ':false': false },
+          },
+        },
+        {
+          Update: {
+            TableName: getTableName(),
+            Key: keys.organization(organization.id),
+            UpdateExpression: 'SET admin_user_ids = :admins',
+            ExpressionAttributeValues: { ':admins': organization.admin_user_ids.filter((id) => id !== userId) },
+          },
+        },
+      ],
+    }),
+  );
+  return { user_id: userId, is_active: false };
+}
+
+export async function createKey(organizationId: string, userId: string, permissionList: string, expiresAt?: string) {
+  const organization = await requireOrganization(organizationId);
+  const user = await getUser(userId);
+  if (!user || user.organization_id !== organizationId) throw new AdminInputError(`user ${userId} is not a user of organization ${organizationId}`);
+  if (!user.is_active) throw new AdminInputError(`user ${userId} is not active`);
+  const permissions = permissionList.split(',').map((permission) => permission.trim()).filter(Boolean);
+  if (permissions.length === 0) throw new AdminInputError('--permissions must name at least one permission');
+  const unknown = permissions.filter((permission) => !KNOWN_PERMISSION.test(permission));
+  if (unknown.length > 0) throw new AdminInputError(`unknown permission(s): ${unknown.join(', ')}`);
+  let keyExpiresAt: string | null = null;
+  if (expiresAt !== undefined) {
+    const parsed = Date.parse(expiresAt);
+    if (Number.isNaN(parsed)) throw new AdminInputError('--expires-at must be an ISO 8601 date-time');
+    keyExpiresAt = new Date(parsed).toISOString();
+  }
+  const apiKey = generateApiKey();
+  const keyId = newId();
+  await getDocumentClient().send(
+    new TransactWriteCommand({
+      TransactItems: [
+        {
+          Put: {
+            TableName: getTableName(),
+            Item: {
+              ...keys.apiKey(hashSecret(apiKey)),
+              ...keys.apiKeyIndexes(organizationId, keyId),
+              entity: 'api_key',
+              key_id: keyId,
+              organization_id: organizationId,
+              user_id: userId,
+              permissions,
+              key_expires_at: keyExpiresAt,
+              revoked: false,
+              subscription_status: organization.subscription_status,
+              created_at: nowIso(),
+            },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
+      ],
+    }),
+  );
+  return { key_id: keyId, api_key: apiKey };
+}
+
+export async function revokeKey(keyId: string) {
+  if (!isUuid(keyId)) throw new AdminInputError(`key ${keyId} not found`);
+  const found = await getDocumentClient().send(
+    new QueryCommand({
+      TableName: getTableName(),
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.apiKeyById(keyId) },
+    }),
+  );
+  const item = found.Items?.[0];
+  if (!item) throw new AdminInputError(`key ${keyId} not found`);
+  await getDocumentClient().send(
+    new UpdateCommand({
+      TableName: getTableName(),
+      Key: { pk: item.pk, sk: item.sk },
+      UpdateExpression: 'SET revoked = :true, revoked_at = :now',
+      ExpressionAttributeValues: { ':true': true, ':now': nowIso() },
+    }),
+  );
+  return { key_id: keyId, revoked: true };
+}
+
+const statusListName = (kind: StatusKind) => (kind === 'lead' ? 'lead_statuses' : 'file_statuses');
+
+function parseKind(kind: string): StatusKind {
+  if (kind !== 'lead' && kind !== 'mortgage-file') throw new AdminInputError('--kind must be lead or mortgage-file');
+  return kind;
+}
+
+async function saveStatuses(organization: Organization, kind: StatusKind, statuses: StoredStatus[]) {
+  await getDocumentClient().send(
+    new UpdateCommand({
+      TableName: getTableName(),
+      Key: keys.organization(organization.id),
+      UpdateExpression: 'SET #list = :list',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: { '#list': statusListName(kind) },
+      ExpressionAttributeValues: { ':list': statuses },
+    }),
+  );
+}
+
+const COLOR = /^#[0-9a-fA-F]{6}$/;
+
+export async function createStatus(options: {
+  organizationId: string;
+  kind: string;
+  value: string;
+  label: string;
+  isDefault: boolean;
+  isConverted: boolean;
+  order?: string;
+  bg?: string;
+  text?: string;
+}) {
+  const kind = parseKind(options.kind);
+  if (!STATUS_KEY_PATTERN.test(options.value)) throw new AdminInputError('--value must be a key of lowercase letters, digits, _ or -');
+  if (!options.label.trim()) throw new AdminInputError('--label must not be empty');
+  if ((options.bg && !COLOR.test(options.bg)) || (options.text && !COLOR.test(options.text))) {
+    throw new AdminInputError('--bg and --text must be colours as #RRGGBB');
+  }
+  if (kind === 'mortgage-file' && ['draft', 'new'].includes(options.value)) {
+    throw new AdminInputError(`"${options.value}" cannot be a mortgage-file status`);
+  }
+  const organization = await requireOrganization(options.organizationId);
+  const current = kind === 'lead' ? organization.lead_statuses : organization.file_statuses;
+  const existing = current.find((status) => status.value === options.value);
+  if (existing?.is_active) throw new AdminInputError(`status ${options.value} already exists`);
+  let order = Math.max(0, ...current.map((status) => status.order)) + 1;
+  if (options.order !== undefined) {
+    order = Number(options.order);
+    if (!Number.isInteger(order)) throw new AdminInputError('--order must be an integer');
+  }
+  const status: StoredStatus = {
+    value: options.value,
+    label: options.label.trim(),
+    color: { bg: options.bg ?? '#ECEFF1', text: options.text ?? '#263238' },
+    is_default: options.isDefault,
+    order,
+    is_converted: options.isConverted,
+    is_active: true,
+    is_system: false,
+  };
+  const next = current
+    .filter((item) => item.value !== status.value)
+    .map((item) => ({
+      ...item,
+      is_default: options.isDefault ? false : item.is_default,
+      is_converted: options.isConverted ? false : item.is_converted,
+    }));
+  next.push(status);
+  await saveStatuses(organization, kind, next);
+  return { ...status };
+}
+
+export async function deactivateStatus(organizationId: string, kindText: string, value: string) {
+  const kind = parseKind(kindText);
+  const organization = await requireOrganization(organizationId);
+  const current = kind === 'lead' ? organization.lead_statuses : organization.file_statuses;
+  const existing = current.find((status) => status.value === value && status.is_active);
+  if (!existing) throw new AdminInputError(`status ${value} not found`);
+  if (existing.is_default) throw new AdminInputError(`status ${value} is the default; make another status the default first`);
+  const updated = { ...existing, is_active: false };
+  await saveStatuses(
+    organization,
+    kind,
+    current.map((status) => (status.value === value ? updated : status)),
+  );
+  return updated;
+}
+
+export async function userNotifications(userId: string) {
+  const user = await getUser(userId);
+  if (!user) throw new AdminInputError(`user ${userId} not found`);
+  return { data: await listNotifications(userId) };
+}
+
+export async function organizationExists(organizationId: string): Promise<boolean> {
+  const result = await getDocumentClient().send(new GetCommand({ TableName: getTableName(), Key: keys.organization(organizationId) }));
+  return Boolean(result.Item);
+}

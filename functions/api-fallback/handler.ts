@@ -1,0 +1,5 @@
+import { createApiHandler } from '../../shared/http/api-handler';
+import { fallbackOperations } from './routes';
+
+/** Serves GET /openapi.json and answers every path no resource group owns with a JSON 404. */
+export const handler = createApiHandler(fallbackOperations);

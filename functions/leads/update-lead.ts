@@ -1,0 +1,101 @@
+import { conflict, noUpdatableFields, recordNotFound } from '../../shared/http/errors';
+import { newId, nowIso } from '../../shared/ids';
+import { findActiveUser } from '../../shared/organizations/user.repository';
+import { getTableName } from '../../shared/storage/dynamo-client';
+import { keys } from '../../shared/storage/keys';
+import { TransactionConditionFailed, transactWrite, type TransactItem } from '../../shared/storage/transactions';
+import type { WriteContext } from '../../shared/write-context';
+import { counterUpdate, leadStatusChecked, sameValue } from './create-lead';
+import { getLeadWithOrganization, leadToItem, statusCounter } from './lead.repository';
+import { LEAD_WRITABLE_FIELDS, type Lead, type UpdateLeadInput } from './lead.schema';
+
+export interface LeadChangeOptions {
+  /** `notes` of PATCH /leads/{id}/status: kept in the status history only. */
+  statusNotes?: string | null;
+}
+
+const ATTEMPTS = 3;
+
+/**
+ * PUT/PATCH /leads/{id} and PATCH /leads/{id}/status (spec §3 Lead): only changed fields are
+ * written; the same status writes nothing; a status change writes its history row, moves the
+ * counters and sets `status_changed_at` (and `first_response_time` the first time) in one
+ * transaction. The write is conditional on the version read, so a concurrent change is retried.
+ */
+export async function updateLead(
+  context: WriteContext,
+  leadId: string,
+  input: UpdateLeadInput,
+  options: LeadChangeOptions = {},
+): Promise<Lead> {
+  const provided = LEAD_WRITABLE_FIELDS.filter((field) => input[field] !== undefined);
+  if (provided.length === 0) throw noUpdatableFields();
+
+  for (let attempt = 1; ; attempt++) {
+    const { lead, organization } = await getLeadWithOrganization(context.organizationId, leadId);
+    if (!lead || !organization) throw recordNotFound('Lead');
+
+    const changes: Partial<Lead> = {};
+    for (const field of provided) {
+      const value = input[field];
+      if (field === 'assigned_to' && value !== null) {
+        // An id that is not an active user of the organization is ignored: the assignee stays.
+        const user = await findActiveUser(context.organizationId, value);
+        if (!user) continue;
+      }
+      if (field === 'status') leadStatusChecked(organization, value as string);
+      if (!sameValue(lead[field as keyof Lead], value)) (changes as Record<string, unknown>)[field] = value;
+    }
+    if (Object.keys(changes).length === 0) return lead;
+
+    const now = nowIso();
+    const updated: Lead = { ...lead, ...changes, updated_at: now };
+    const statusChanged = changes.status !== undefined;
+    if (statusChanged) {
+      updated.status_changed_at = now;
+      updated.first_response_time = lead.first_response_time ?? now;
+    }
+    const statusDefinition = leadStatusChecked(organization, updated.status);
+
+    const tableName = getTableName();
+    const items: TransactItem[] = [
+      {
+        Put: {
+          TableName: tableName,
+          Item: leadToItem(updated, { statusIsConverted: statusDefinition.is_converted }),
+          ConditionExpression: 'attribute_exists(pk) AND updated_at = :seen',
+          ExpressionAttributeValues: { ':seen': lead.updated_at },
+        },
+      },
+    ];
+    if (statusChanged) {
+      const rowId = newId();
+      items.push(counterUpdate(context.organizationId, { [statusCounter(lead.status)]: -1, [statusCounter(updated.status)]: 1 }));
+      items.push({
+        Put: {
+          TableName: tableName,
+          Item: {
+            ...keys.leadStatusHistory(context.organizationId, lead.id, now, rowId),
+            entity: 'lead_status_history',
+            id: rowId,
+            organization_id: context.organizationId,
+            lead_id: lead.id,
+            from_status: lead.status,
+            to_status: updated.status,
+            notes: options.statusNotes ?? null,
+            changed_by: context.userId,
+            created_at: now,
+          },
+        },
+      });
+    }
+    if (context.audit) items.push(context.audit.entry(lead.id, 200));
+    try {
+      await transactWrite(items);
+      return updated;
+    } catch (error) {
+      if (!(error instanceof TransactionConditionFailed) || !error.failedIndexes.includes(0)) throw error;
+      if (attempt >= ATTEMPTS) throw conflict('Conflict', { details: 'The lead was changed concurrently; retry' });
+    }
+  }
+}

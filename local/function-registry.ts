@@ -1,0 +1,24 @@
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { FunctionGroup } from '../shared/http/route-table';
+
+type ApiLambda = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+
+/** The same handler modules CDK bundles, loaded on first use like a cold start. */
+const loaders: Record<FunctionGroup, () => Promise<ApiLambda>> = {
+  leads: async () => (await import('../functions/leads/handler')).handler as ApiLambda,
+  webhooks: async () => {
+    throw new Error('webhooks function is not built yet');
+  },
+  'api-fallback': async () => (await import('../functions/api-fallback/handler')).handler as ApiLambda,
+};
+
+const loaded = new Map<FunctionGroup, Promise<ApiLambda>>();
+
+export function apiFunction(group: FunctionGroup): Promise<ApiLambda> {
+  let handler = loaded.get(group);
+  if (!handler) {
+    handler = loaders[group]();
+    loaded.set(group, handler);
+  }
+  return handler;
+}

@@ -1,0 +1,138 @@
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export type HttpEventHandler = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>;
+
+/** API Gateway's own payload limit; the handlers enforce their smaller ones. */
+const MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+const TEXT_CONTENT = /^(application\/(json|.*\+json|x-www-form-urlencoded|xml)|text\/)/i;
+
+function readBody(request: IncomingMessage): Promise<Buffer | 'too-large'> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) tooLarge = true;
+      else chunks.push(chunk);
+    });
+    request.on('end', () => resolve(tooLarge ? 'too-large' : Buffer.concat(chunks)));
+    request.on('error', reject);
+  });
+}
+
+/**
+ * Turns a Node HTTP request into an API Gateway HTTP API (payload format 2.0) event, the same
+ * shape the deployed functions receive. `rawPath` may be rewritten (Function URL adapter).
+ */
+export function toHttpApiEvent(
+  request: IncomingMessage,
+  body: Buffer,
+  options: { routeKey?: string; rawPath?: string; pathParameters?: Record<string, string> } = {},
+): APIGatewayProxyEventV2 {
+  const url = new URL(request.url ?? '/', 'http://localhost');
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value === undefined) continue;
+    headers[name.toLowerCase()] = Array.isArray(value) ? value.join(',') : value;
+  }
+  const query: Record<string, string> = {};
+  for (const [name, value] of url.searchParams) query[name] = name in query ? `${query[name]},${value}` : value;
+  const contentType = headers['content-type'] ?? '';
+  const isText = body.length === 0 || TEXT_CONTENT.test(contentType);
+  const method = (request.method ?? 'GET').toUpperCase();
+  const rawPath = options.rawPath ?? url.pathname;
+  const now = new Date();
+  return {
+    version: '2.0',
+    routeKey: options.routeKey ?? '$default',
+    rawPath,
+    rawQueryString: url.search.startsWith('?') ? url.search.slice(1) : url.search,
+    headers,
+    queryStringParameters: Object.keys(query).length > 0 ? query : undefined,
+    pathParameters: options.pathParameters,
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'local',
+      domainName: headers.host ?? 'localhost',
+      domainPrefix: 'local',
+      http: {
+        method,
+        path: rawPath,
+        protocol: `HTTP/${request.httpVersion}`,
+        sourceIp: normalizeAddress(request.socket.remoteAddress),
+        userAgent: headers['user-agent'] ?? '',
+      },
+      requestId: randomUUID(),
+      routeKey: options.routeKey ?? '$default',
+      stage: '$default',
+      time: now.toUTCString(),
+      timeEpoch: now.getTime(),
+    },
+    body: body.length > 0 ? (isText ? body.toString('utf8') : body.toString('base64')) : undefined,
+    isBase64Encoded: body.length > 0 && !isText,
+  };
+}
+
+function normalizeAddress(address: string | undefined): string {
+  if (!address) return '127.0.0.1';
+  return address.startsWith('::ffff:') ? address.slice(7) : address;
+}
+
+function writeResult(response: ServerResponse, result: APIGatewayProxyStructuredResultV2): void {
+  const headers = { ...(result.headers ?? {}) } as Record<string, string | number | boolean>;
+  const payload = result.body ? Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0);
+  response.writeHead(result.statusCode ?? 200, { ...headers, 'Content-Length': payload.length });
+  response.end(payload);
+}
+
+export interface RunningServer {
+  server: Server;
+  port: number;
+  url: string;
+  close(): Promise<void>;
+}
+
+/** An HTTP server that hands each request, as a payload 2.0 event, to `route`. */
+export async function startHttpServer(
+  port: number,
+  route: (request: IncomingMessage, body: Buffer) => Promise<APIGatewayProxyStructuredResultV2>,
+): Promise<RunningServer> {
+  const server = createServer((request, response) => {
+    readBody(request)
+      .then(async (body) => {
+        if (body === 'too-large') {
+          writeResult(response, { statusCode: 413, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ error: 'Payload too large', status: 413 }) });
+          return;
+        }
+        writeResult(response, await route(request, body));
+      })
+      .catch(() => {
+        if (!response.headersSent) {
+          writeResult(response, { statusCode: 500, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ error: 'Internal server error', status: 500 }) });
+        } else response.destroy();
+      });
+  });
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(error.code === 'EADDRINUSE' ? new Error(`Port ${port} is already in use; choose another with the PORT / INTAKE_DIRECT_PORT variables`) : error),
+    );
+    server.listen(port, '127.0.0.1', () => resolve());
+  });
+  const actualPort = (server.address() as AddressInfo).port;
+  return {
+    server,
+    port: actualPort,
+    url: `http://127.0.0.1:${actualPort}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

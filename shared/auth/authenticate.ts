@@ -1,0 +1,122 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { ApiError, authServiceError, unauthorized } from '../http/errors';
+import { getDocumentClient, getTableName } from '../storage/dynamo-client';
+import { keys } from '../storage/keys';
+import { hashSecret } from './api-key';
+
+export const RATE_LIMIT_REQUESTS = 60;
+export const RATE_WINDOW_MS = 60_000;
+
+export interface AuthContext {
+  keyId: string;
+  organizationId: string;
+  userId: string;
+  permissions: string[];
+  subscriptionActive: boolean;
+}
+
+interface StoredKey {
+  key_id: string;
+  organization_id: string;
+  user_id: string;
+  permissions: string[];
+  revoked?: boolean;
+  key_expires_at?: string | null;
+  subscription_status?: string;
+  rate_window_start?: number;
+  rate_count?: number;
+}
+
+/**
+ * Checks `x-api-key` and counts the request in the key's rate window with one conditional
+ * UpdateItem (a second one only when a new window opens). Spec §5 failures and §8 rate limit.
+ */
+export async function authenticateApiKey(headerValue: string | undefined, now = Date.now()): Promise<AuthContext> {
+  if (headerValue === undefined || headerValue.trim() === '') {
+    throw unauthorized('missing_api_key', 'The x-api-key header is required');
+  }
+  if (/\s/.test(headerValue.trim()) || /[\r\n]/.test(headerValue)) {
+    throw unauthorized('malformed_api_key', 'The API key must not contain spaces or line breaks');
+  }
+  const key = keys.apiKey(hashSecret(headerValue.trim()));
+  let stored: StoredKey | undefined;
+  try {
+    stored = await countInOpenWindow(key, now);
+    if (stored === undefined) return invalidKey();
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    throw authServiceError();
+  }
+
+  if (stored.revoked) return invalidKey();
+  if (stored.key_expires_at && Date.parse(stored.key_expires_at) <= now) return invalidKey();
+
+  const count = stored.rate_count ?? 0;
+  if (count > RATE_LIMIT_REQUESTS) {
+    const opensAt = (stored.rate_window_start ?? now) + RATE_WINDOW_MS;
+    const waitSeconds = Math.max(1, Math.ceil((opensAt - now) / 1000));
+    throw new ApiError(429, 'Too many requests', {
+      details: `At most ${RATE_LIMIT_REQUESTS} requests per ${RATE_WINDOW_MS / 1000} seconds per API key`,
+      headers: { 'Retry-After': String(waitSeconds) },
+      extra: { retry_after: new Date(opensAt).toISOString() },
+    });
+  }
+  return {
+    keyId: stored.key_id,
+    organizationId: stored.organization_id,
+    userId: stored.user_id,
+    permissions: stored.permissions ?? [],
+    subscriptionActive: stored.subscription_status === 'active',
+  };
+}
+
+function invalidKey(): never {
+  throw unauthorized('invalid_api_key', 'The API key does not exist, was revoked or has expired');
+}
+
+/** Returns the key item after counting this request, or undefined when the key does not exist. */
+async function countInOpenWindow(key: { pk: string; sk: string }, now: number): Promise<StoredKey | undefined> {
+  const client = getDocumentClient();
+  const cutoff = now - RATE_WINDOW_MS;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      const result = await client.send(
+        new UpdateCommand({
+          TableName: getTableName(),
+          Key: key,
+          UpdateExpression: 'SET rate_count = rate_count + :one',
+          ConditionExpression: 'attribute_exists(pk) AND rate_window_start > :cutoff',
+          ExpressionAttributeValues: { ':one': 1, ':cutoff': cutoff },
+          ReturnValues: 'ALL_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      return result.Attributes as StoredKey;
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      if (!error.Item) return undefined;
+      const existing = unmarshall(error.Item) as StoredKey;
+      if ((existing.rate_window_start ?? 0) > cutoff) continue; // another request just opened it
+    }
+    // The window is closed (or never opened): open a new one with this request as its first.
+    try {
+      const opened = await client.send(
+        new UpdateCommand({
+          TableName: getTableName(),
+          Key: key,
+          UpdateExpression: 'SET rate_window_start = :now, rate_count = :one',
+          ConditionExpression:
+            'attribute_exists(pk) AND (attribute_not_exists(rate_window_start) OR rate_window_start <= :cutoff)',
+          ExpressionAttributeValues: { ':one': 1, ':now': now, ':cutoff': cutoff },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return opened.Attributes as StoredKey;
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  }
+  throw new Error('Rate window could not be updated');
+}

@@ -1,0 +1,205 @@
+import middy from '@middy/core';
+import type { MiddlewareObj, Request } from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { z } from 'zod';
+import { WriteAudit } from '../audit/write-audit';
+import { authenticateApiKey, type AuthContext } from '../auth/authenticate';
+import { actionForMethod, isAllowed, resourceForPath } from '../auth/permissions';
+import { isUuid } from '../ids';
+import { getLogger } from '../logger';
+import { ApiError, badRequest, forbidden, methodNotAllowed, notFound } from './errors';
+import type { Operation } from './operation';
+import { COMMON_HEADERS, toApiGatewayResult, type HttpResult } from './response';
+import { matchPath } from './route-table';
+
+type ApiRequest = Request<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context>;
+
+interface PipelineState {
+  method: string;
+  path: string;
+  startedAt: number;
+  operation?: Operation;
+  params: Record<string, string>;
+  auth?: AuthContext;
+  audit?: WriteAudit;
+}
+
+// Keyed by the event object: middy hands the handler the event, not the request.
+const states = new WeakMap<APIGatewayProxyEventV2, PipelineState>();
+const stateOf = (request: ApiRequest): PipelineState => states.get(request.event)!;
+
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** normalize: method, path and the matching operation (not yet acted upon). */
+function normalize(operations: Operation[]): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> {
+  const templates = [...new Set(operations.map((operation) => operation.path))];
+  return {
+    before: function normalizeBefore(request) {
+      const method = (request.event.requestContext?.http?.method ?? 'GET').toUpperCase();
+      const path = request.event.rawPath ?? '/';
+      const match = matchPath(templates, path);
+      const operation = match && operations.find((candidate) => candidate.path === match.path && candidate.method === method);
+      states.set(request.event, { method, path, startedAt: Date.now(), operation, params: match?.params ?? {} });
+      if (method === 'OPTIONS') {
+        return { statusCode: 204, headers: { ...COMMON_HEADERS }, body: '' };
+      }
+      return undefined;
+    },
+  };
+}
+
+/** authenticate + rate limit: one conditional UpdateItem on the key item (spec §5, §8). */
+function authenticate(): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> {
+  return {
+    before: async function authenticateBefore(request) {
+      const state = stateOf(request);
+      if (state.operation?.public) return;
+      state.auth = await authenticateApiKey(request.event.headers?.['x-api-key']);
+    },
+  };
+}
+
+/** route: unknown path 404, known path with another method 405 + Allow. */
+function route(operations: Operation[]): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> {
+  return {
+    before: function routeBefore(request) {
+      const state = stateOf(request);
+      if (state.operation) return;
+      const templates = [...new Set(operations.map((operation) => operation.path))];
+      const match = matchPath(templates, state.path);
+      if (!match) throw notFound('Not found');
+      const allowed = operations.filter((operation) => operation.path === match.path).map((operation) => operation.method);
+      throw methodNotAllowed([...new Set(allowed)]);
+    },
+  };
+}
+
+/** permission (resource = first path segment) and subscription check on writes. */
+function authorize(): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> {
+  return {
+    before: function authorizeBefore(request) {
+      const state = stateOf(request);
+      const auth = state.auth;
+      if (!auth) return;
+      const resource = resourceForPath(state.path);
+      const action = actionForMethod(state.method);
+      if (!isAllowed(auth.permissions, resource, action)) {
+        throw forbidden('Forbidden', { details: `The API key lacks the ${resource}:${action} permission` });
+      }
+      if (WRITE_METHODS.has(state.method) && !auth.subscriptionActive) {
+        throw forbidden('Subscription inactive', {
+          reason: 'subscription_inactive',
+          details: "The organization's subscription is not active; reads still work",
+        });
+      }
+      const operation = state.operation!;
+      state.audit = new WriteAudit(auth.organizationId, auth.keyId, `${state.method} ${operation.path}`);
+    },
+  };
+}
+
+function parseJsonBody(event: APIGatewayProxyEventV2): unknown {
+  const raw = event.body ? (event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body) : '';
+  if (raw.trim() === '') throw badRequest('Request body must be a JSON object', { details: 'The body is empty' });
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw badRequest('Malformed JSON', { details: 'The body is not valid JSON' });
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw badRequest('Request body must be a JSON object');
+  }
+  return parsed;
+}
+
+export function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => {
+      const field = issue.path.join('.');
+      return field ? `${field}: ${issue.message}` : issue.message;
+    })
+    .join('; ');
+}
+
+async function invoke(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> {
+  const state = states.get(event)!;
+  const operation = state.operation!;
+  const uuidParams = operation.uuidParams ?? Object.keys(state.params);
+  for (const name of uuidParams) {
+    if (!isUuid(state.params[name])) throw badRequest('Invalid id', { details: `${name} must be a UUID` });
+  }
+  let body: unknown = undefined;
+  if (operation.body) {
+    const parsed = operation.body.safeParse(parseJsonBody(event));
+    if (!parsed.success) throw badRequest('Validation failed', { details: describeIssues(parsed.error) });
+    body = parsed.data;
+  }
+  let query: unknown = event.queryStringParameters ?? {};
+  if (operation.query) {
+    const parsed = operation.query.safeParse(query);
+    if (!parsed.success) throw badRequest('Invalid query parameter', { details: describeIssues(parsed.error) });
+    query = parsed.data;
+  }
+  const result: HttpResult = await operation.handle({
+    body,
+    query,
+    params: state.params,
+    auth: state.auth!,
+    audit: state.audit!,
+    event,
+  });
+  if (WRITE_METHODS.has(state.method) && result.statusCode < 300 && state.audit && !state.audit.isRecorded) {
+    const recordId = (result.body as { id?: string } | undefined)?.id ?? state.params.id;
+    await state.audit.record(recordId, result.statusCode);
+  }
+  return toApiGatewayResult(result);
+}
+
+/** The one error policy, last in the chain: typed errors keep their body, anything else is a bare 500. */
+function errorMapper(): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> {
+  return {
+    onError: function mapError(request) {
+      const error = request.error;
+      if (error instanceof ApiError) {
+        request.response = toApiGatewayResult({ statusCode: error.status, body: error.toBody(), headers: error.options.headers });
+        return;
+      }
+      getLogger().error('Unhandled error', { errorName: error?.name, stack: error?.stack });
+      request.response = toApiGatewayResult({ statusCode: 500, body: { error: 'Internal server error', status: 500 } });
+    },
+  };
+}
+
+/** One structured line per request: route, status, duration, key id. No bodies, no secrets. */
+function accessLog(): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> {
+  const write = (request: ApiRequest) => {
+    const state = states.get(request.event);
+    if (!state) return;
+    getLogger().info('request', {
+      method: state.method,
+      route: state.operation?.path ?? null,
+      status: request.response?.statusCode,
+      duration_ms: Date.now() - state.startedAt,
+      key_id: state.auth?.keyId ?? null,
+      organization_id: state.auth?.organizationId ?? null,
+    });
+  };
+  return { after: write, onError: write };
+}
+
+/**
+ * Builds an API Lambda handler for one resource group. The chain: normalize → authenticate and
+ * rate limit → route (404/405) → permission and subscription → validation → operation; errors
+ * are mapped last of all.
+ */
+export function createApiHandler(operations: Operation[]) {
+  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context>()
+    .use(accessLog())
+    .use(errorMapper())
+    .use(normalize(operations))
+    .use(authenticate())
+    .use(route(operations))
+    .use(authorize())
+    .handler(invoke);
+}

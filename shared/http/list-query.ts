@@ -1,0 +1,48 @@
+/**
+ * Paging and search rules shared by every list (spec §4 "Common list query parameters", "Search").
+ */
+export const DEFAULT_LIMIT = 50;
+export const MAX_LIMIT = 500;
+export const MAX_OFFSET = 1_000_000;
+export const MAX_SEARCH_LENGTH = 100;
+
+function pagingValue(raw: string | undefined, fallback: number, max: number, min: number): number {
+  if (raw === undefined || raw.trim() === '' || !/^\d+$/.test(raw.trim())) return fallback;
+  const value = Number(raw.trim());
+  if (!Number.isSafeInteger(value) && value > max) return max;
+  if (value < min) return fallback;
+  return Math.min(value, max);
+}
+
+export interface Paging {
+  limit: number;
+  offset: number;
+}
+
+/** Negative or non-numeric values fall back to the default; values above the maximum are capped. */
+export function parsePaging(query: Record<string, string | undefined>): Paging {
+  return {
+    limit: pagingValue(query.limit, DEFAULT_LIMIT, MAX_LIMIT, 1),
+    offset: pagingValue(query.offset, 0, MAX_OFFSET, 0),
+  };
+}
+
+const REMOVED_SEARCH_CHARACTERS = /[,()%_\\"'*]/g;
+
+/**
+ * The removed characters go, the term is cut to 100 characters and lowercased for the
+ * case-insensitive substring match. An empty result means "no search".
+ */
+export function sanitizeSearchTerm(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  const cleaned = raw.replace(REMOVED_SEARCH_CHARACTERS, '').slice(0, MAX_SEARCH_LENGTH).trim().toLowerCase();
+  return cleaned.length > 0 ? cleaned : undefined;
+}
+
+/** The lowercased text a record is searched by: its searchable fields, joined by a separator. */
+export function buildSearchText(values: Array<string | null | undefined>): string {
+  return values
+    .filter((value): value is string => typeof value === 'string' && value.length > 0)
+    .map((value) => value.toLowerCase())
+    .join('\u0001');
+}

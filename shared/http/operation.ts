@@ -1,0 +1,43 @@
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import type { z } from 'zod';
+import type { AuthContext } from '../auth/authenticate';
+import type { WriteAudit } from '../audit/write-audit';
+import type { HttpResult } from './response';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface OperationInput<Body, Query> {
+  body: Body;
+  query: Query;
+  params: Record<string, string>;
+  auth: AuthContext;
+  audit: WriteAudit;
+  event: APIGatewayProxyEventV2;
+}
+
+/**
+ * One API operation: its route, the zod schemas that validate its input (and document it in
+ * OpenAPI), and the function that calls the domain.
+ */
+export interface Operation<BodySchema extends z.ZodType = z.ZodType, QuerySchema extends z.ZodType = z.ZodType> {
+  method: HttpMethod;
+  path: string;
+  operationId: string;
+  summary: string;
+  /** Routes that need no API key (the OpenAPI document). */
+  public?: boolean;
+  /** Path parameters that must be UUIDs (a malformed one is a 400). Defaults to every parameter. */
+  uuidParams?: string[];
+  body?: BodySchema;
+  query?: QuerySchema;
+  response: { status: number; description: string; schema?: z.ZodType };
+  errors?: number[];
+  handle(input: OperationInput<z.infer<BodySchema>, z.infer<QuerySchema>>): Promise<HttpResult>;
+}
+
+/** Keeps the schema types attached to `handle` without writing them twice. */
+export function defineOperation<BodySchema extends z.ZodType = z.ZodType, QuerySchema extends z.ZodType = z.ZodType>(
+  operation: Operation<BodySchema, QuerySchema>,
+): Operation {
+  return operation as unknown as Operation;
+}

@@ -1,0 +1,78 @@
+/**
+ * The API's route table: which function serves which path. CDK wires exactly these paths into
+ * API Gateway (one `ANY` route per path, so an unsupported method reaches the function and gets
+ * a 405 with `Allow`), and the local runtime dispatches with the same table.
+ */
+export type FunctionGroup = 'leads' | 'webhooks' | 'api-fallback';
+
+export interface RouteEntry {
+  group: FunctionGroup;
+  path: string;
+}
+
+export const API_ROUTES: RouteEntry[] = [
+  { group: 'leads', path: '/leads' },
+  { group: 'leads', path: '/leads/statuses' },
+  { group: 'leads', path: '/leads/{id}' },
+  { group: 'leads', path: '/leads/{id}/status' },
+  { group: 'api-fallback', path: '/openapi.json' },
+];
+
+/** Paths no table route matches go to the fallback function (404 JSON). */
+export const FALLBACK_GROUP: FunctionGroup = 'api-fallback';
+
+export interface PathMatch {
+  path: string;
+  params: Record<string, string>;
+}
+
+function segments(path: string): string[] {
+  return path.split('/').filter((segment) => segment.length > 0);
+}
+
+/**
+ * Matches a concrete path against templates. Literal segments win over parameters, as in API
+ * Gateway (`/leads/statuses` before `/leads/{id}`).
+ */
+export function matchPath(templates: string[], rawPath: string): PathMatch | undefined {
+  const actual = segments(rawPath);
+  let best: { match: PathMatch; literals: number } | undefined;
+  for (const template of templates) {
+    const parts = segments(template);
+    if (parts.length !== actual.length) continue;
+    const params: Record<string, string> = {};
+    let literals = 0;
+    let matched = true;
+    for (let index = 0; index < parts.length; index++) {
+      const part = parts[index];
+      const value = actual[index];
+      if (part.startsWith('{') && part.endsWith('}')) {
+        params[part.slice(1, -1)] = safeDecode(value);
+      } else if (part === value) {
+        literals += 1;
+      } else {
+        matched = false;
+        break;
+      }
+    }
+    if (matched && (!best || literals > best.literals)) best = { match: { path: template, params }, literals };
+  }
+  return best?.match;
+}
+
+function safeDecode(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
+
+export function groupForPath(rawPath: string): FunctionGroup {
+  const match = matchPath(
+    API_ROUTES.map((route) => route.path),
+    rawPath,
+  );
+  if (!match) return FALLBACK_GROUP;
+  return API_ROUTES.find((route) => route.path === match.path)!.group;
+}

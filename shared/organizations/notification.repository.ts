@@ -1,0 +1,50 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { newId } from '../ids';
+import { getDocumentClient, getTableName } from '../storage/dynamo-client';
+import { expiresInDays, keys, withoutStorageAttributes } from '../storage/keys';
+import type { TransactItem } from '../storage/transactions';
+
+export const NOTIFICATION_RETENTION_DAYS = 90;
+
+export interface NotificationInput {
+  organization_id: string;
+  type: string;
+  title: string;
+  record_type?: string;
+  record_id?: string;
+}
+
+/** An in-app notification as a transaction item, written together with what caused it. */
+export function notificationPut(userId: string, input: NotificationInput, at = new Date().toISOString()): TransactItem {
+  const id = newId();
+  return {
+    Put: {
+      TableName: getTableName(),
+      Item: {
+        ...keys.notification(userId, at, id),
+        entity: 'notification',
+        id,
+        user_id: userId,
+        ...input,
+        record_type: input.record_type ?? null,
+        record_id: input.record_id ?? null,
+        is_read: false,
+        created_at: at,
+        expires_at: expiresInDays(NOTIFICATION_RETENTION_DAYS),
+      },
+    },
+  };
+}
+
+export async function listNotifications(userId: string, limit = 100): Promise<Record<string, unknown>[]> {
+  const result = await getDocumentClient().send(
+    new QueryCommand({
+      TableName: getTableName(),
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.notificationsOfUser(userId) },
+      ScanIndexForward: false,
+      Limit: limit,
+    }),
+  );
+  return (result.Items ?? []).map((item) => withoutStorageAttributes(item));
+}

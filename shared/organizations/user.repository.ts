@@ -1,0 +1,50 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { isUuid } from '../ids';
+import { getDocumentClient, getTableName } from '../storage/dynamo-client';
+import { keys } from '../storage/keys';
+
+export type UserRole = 'admin' | 'member';
+
+export interface User {
+  id: string;
+  organization_id: string;
+  name: string;
+  email: string;
+  role: UserRole;
+  is_active: boolean;
+  created_at: string;
+}
+
+export function userToItem(user: User): Record<string, unknown> {
+  return {
+    ...keys.user(user.id),
+    ...keys.userInOrganization(user.organization_id, user.id),
+    entity: 'user',
+    ...user,
+  };
+}
+
+export function userFromItem(item: Record<string, unknown>): User {
+  return {
+    id: item.id as string,
+    organization_id: item.organization_id as string,
+    name: item.name as string,
+    email: item.email as string,
+    role: item.role as UserRole,
+    is_active: Boolean(item.is_active),
+    created_at: item.created_at as string,
+  };
+}
+
+export async function getUser(userId: string): Promise<User | undefined> {
+  if (!isUuid(userId)) return undefined;
+  const result = await getDocumentClient().send(new GetCommand({ TableName: getTableName(), Key: keys.user(userId) }));
+  return result.Item ? userFromItem(result.Item) : undefined;
+}
+
+/** An active user of this organization, or undefined (another organization's user is no user). */
+export async function findActiveUser(organizationId: string, userId: unknown): Promise<User | undefined> {
+  if (typeof userId !== 'string' || !isUuid(userId)) return undefined;
+  const user = await getUser(userId);
+  return user && user.organization_id === organizationId && user.is_active ? user : undefined;
+}

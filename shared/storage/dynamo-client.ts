@@ -1,0 +1,47 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { getConfig } from '../config';
+
+/**
+ * One DocumentClient per process. Every command sent through it is counted, so tests can assert
+ * the number of DynamoDB round trips an operation costs.
+ */
+let documentClient: DynamoDBDocumentClient | undefined;
+let roundTrips = 0;
+
+export function getDocumentClient(): DynamoDBDocumentClient {
+  if (!documentClient) {
+    const config = getConfig();
+    const endpoint = config.DYNAMODB_ENDPOINT;
+    const client = new DynamoDBClient({
+      region: config.AWS_REGION,
+      ...(endpoint ? { endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
+      maxAttempts: 3,
+    });
+    client.middlewareStack.add(
+      (next) => async (args) => {
+        roundTrips += 1;
+        return next(args);
+      },
+      { step: 'initialize', name: 'countRoundTrips' },
+    );
+    documentClient = DynamoDBDocumentClient.from(client, {
+      marshallOptions: { removeUndefinedValues: true, convertEmptyValues: false },
+    });
+  }
+  return documentClient;
+}
+
+export function getTableName(): string {
+  return getConfig().TABLE_NAME;
+}
+
+export function dynamoRoundTrips(): number {
+  return roundTrips;
+}
+
+/** Drops the cached client so the next call builds one from the current configuration. */
+export function resetDocumentClient(): void {
+  documentClient?.destroy();
+  documentClient = undefined;
+}

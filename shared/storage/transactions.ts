@@ -1,0 +1,38 @@
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { getDocumentClient } from './dynamo-client';
+
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/**
+ * Thrown when a condition inside a transaction failed. `failedIndexes` lists the positions of the
+ * items whose condition failed, so the domain can say which invariant was broken.
+ */
+export class TransactionConditionFailed extends Error {
+  constructor(readonly failedIndexes: number[]) {
+    super('Transaction condition failed');
+  }
+}
+
+const CONFLICT_RETRIES = 4;
+
+/**
+ * Writes the items in one TransactWriteItems call. Concurrent transactions on the same counter item
+ * are cancelled by DynamoDB with `TransactionConflict`; those are retried with jittered backoff.
+ */
+export async function transactWrite(items: TransactItem[]): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await getDocumentClient().send(new TransactWriteCommand({ TransactItems: items }));
+      return;
+    } catch (error) {
+      if (!(error instanceof TransactionCanceledException)) throw error;
+      const reasons = error.CancellationReasons ?? [];
+      const failed = reasons.flatMap((reason, index) => (reason.Code === 'ConditionalCheckFailed' ? [index] : []));
+      if (failed.length > 0) throw new TransactionConditionFailed(failed);
+      const conflict = reasons.some((reason) => reason.Code === 'TransactionConflict');
+      if (!conflict || attempt >= CONFLICT_RETRIES) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 10 * 2 ** attempt + Math.random() * 20));
+    }
+  }
+}
