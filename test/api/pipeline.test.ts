@@ -1,0 +1,201 @@
+import { randomUUID } from 'node:crypto';
+import { startTestRuntime, type TestRuntime } from '../support/test-runtime';
+
+let runtime: TestRuntime;
+let org: Awaited<ReturnType<TestRuntime['organization']>>;
+
+beforeAll(async () => {
+  runtime = await startTestRuntime();
+  org = await runtime.organization('admin');
+});
+afterAll(async () => {
+  await runtime.stop();
+});
+
+const keyWith = async (permissions: string) =>
+  (await runtime.admin('key', 'create', '--org', org.organizationId, '--user', org.userId, '--permissions', permissions)).api_key as string;
+
+const newLead = async (key = org.apiKey, body: Record<string, unknown> = {}) => {
+  const response = await runtime.request('POST', '/leads', { key, body: { first_name: 'Noa', ...body } });
+  expect(response.status).toBe(201);
+  return response.body;
+};
+
+describe('spec §5 permissions over HTTP', () => {
+  test('a read key can list but not create: 403 without reason', async () => {
+    const key = await keyWith('read');
+    expect((await runtime.request('GET', '/leads', { key })).status).toBe(200);
+    const denied = await runtime.request('POST', '/leads', { key, body: { first_name: 'A' } });
+    expect(denied.status).toBe(403);
+    expect(denied.body).toMatchObject({ status: 403 });
+    expect(denied.body.reason).toBeUndefined();
+  });
+
+  test('general write creates and updates but never deletes', async () => {
+    const key = await keyWith('write');
+    const lead = await newLead(key);
+    expect((await runtime.request('PATCH', `/leads/${lead.id}`, { key, body: { last_name: 'Levi' } })).status).toBe(200);
+    expect((await runtime.request('DELETE', `/leads/${lead.id}`, { key })).status).toBe(403);
+  });
+
+  test('delete needs <resource>:delete or <resource>:*', async () => {
+    const lead = await newLead();
+    expect((await runtime.request('DELETE', `/leads/${lead.id}`, { key: await keyWith('leads:delete') })).status).toBe(200);
+    const other = await newLead();
+    expect((await runtime.request('DELETE', `/leads/${other.id}`, { key: await keyWith('leads:*') })).status).toBe(200);
+  });
+
+  test('a permission on another resource does not open leads', async () => {
+    expect((await runtime.request('GET', '/leads', { key: await keyWith('customers:*') })).status).toBe(403);
+  });
+});
+
+describe('spec §5 subscription_inactive', () => {
+  test('writes are refused with 403 subscription_inactive while reads still work; reactivation restores writes', async () => {
+    const tenant = await runtime.organization('admin');
+    const lead = await newLead(tenant.apiKey);
+    expect(await runtime.admin('org', 'subscription', '--org', tenant.organizationId, '--status', 'inactive')).toEqual({
+      organization_id: tenant.organizationId,
+      subscription_status: 'inactive',
+    });
+    const refused = await runtime.request('POST', '/leads', { key: tenant.apiKey, body: { first_name: 'X' } });
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({ status: 403, reason: 'subscription_inactive' });
+    expect((await runtime.request('PATCH', `/leads/${lead.id}`, { key: tenant.apiKey, body: { last_name: 'Y' } })).body.reason).toBe('subscription_inactive');
+    expect((await runtime.request('DELETE', `/leads/${lead.id}`, { key: tenant.apiKey })).body.reason).toBe('subscription_inactive');
+    expect((await runtime.request('GET', `/leads/${lead.id}`, { key: tenant.apiKey })).status).toBe(200);
+    expect((await runtime.request('GET', '/leads', { key: tenant.apiKey })).body.count).toBe(1);
+
+    await runtime.admin('org', 'subscription', '--org', tenant.organizationId, '--status', 'active');
+    expect((await runtime.request('POST', '/leads', { key: tenant.apiKey, body: { first_name: 'X' } })).status).toBe(201);
+  });
+});
+
+describe('spec §8 rate limit: 60 requests per 60-second window per key', () => {
+  test('the 61st request is 429 with Retry-After seconds and retry_after ISO, and is not executed', async () => {
+    const tenant = await runtime.organization('admin');
+    const before = Date.now();
+    for (let index = 0; index < 60; index++) {
+      const response = await runtime.request('GET', '/leads/statuses', { key: tenant.apiKey });
+      expect(response.status).toBe(200);
+    }
+    const limited = await runtime.request('POST', '/leads', { key: tenant.apiKey, body: { first_name: 'Too many' } });
+    expect(limited.status).toBe(429);
+    const retryAfter = Number(limited.headers.get('retry-after'));
+    expect(Number.isInteger(retryAfter)).toBe(true);
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect(limited.body.status).toBe(429);
+    const opensAt = Date.parse(limited.body.retry_after);
+    expect(opensAt).toBeGreaterThan(before);
+    expect(opensAt).toBeLessThanOrEqual(before + 61_000);
+
+    // Not executed: another key of the same organization sees no lead. The limit is per key, not per organization.
+    const second = await runtime.admin('key', 'create', '--org', tenant.organizationId, '--user', tenant.userId, '--permissions', 'read');
+    const listed = await runtime.request('GET', '/leads', { key: second.api_key });
+    expect(listed.status).toBe(200);
+    expect(listed.body.count).toBe(0);
+  });
+});
+
+describe('spec §7 errors and §4 common rules', () => {
+  test('a malformed id in a path is 400', async () => {
+    const response = await runtime.request('GET', '/leads/not-a-uuid', { key: org.apiKey });
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ status: 400 });
+  });
+
+  test("another organization's lead is a 404 identical to a missing one", async () => {
+    const other = await runtime.organization('admin');
+    const foreign = await newLead(other.apiKey);
+    const missing = await runtime.request('GET', `/leads/${randomUUID()}`, { key: org.apiKey });
+    const hidden = await runtime.request('GET', `/leads/${foreign.id}`, { key: org.apiKey });
+    expect(hidden.status).toBe(404);
+    expect(hidden.text).toBe(missing.text);
+    for (const method of ['PATCH', 'PUT']) {
+      expect((await runtime.request(method, `/leads/${foreign.id}`, { key: org.apiKey, body: { last_name: 'Z' } })).text).toBe(missing.text);
+    }
+    expect((await runtime.request('DELETE', `/leads/${foreign.id}`, { key: org.apiKey })).text).toBe(missing.text);
+    expect((await runtime.request('PATCH', `/leads/${foreign.id}/status`, { key: org.apiKey, body: { status: 'contacted' } })).status).toBe(404);
+    expect((await runtime.request('GET', `/leads/${foreign.id}`, { key: other.apiKey })).body.last_name).toBeNull();
+  });
+
+  test('malformed JSON is 400', async () => {
+    const response = await runtime.request('POST', '/leads', { key: org.apiKey, rawBody: '{"first_name": ', headers: { 'content-type': 'application/json' } });
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ status: 400 });
+  });
+
+  test('a body that is not an object is 400', async () => {
+    for (const rawBody of ['[{"first_name":"A"}]', '"text"', '42', 'null']) {
+      const response = await runtime.request('POST', '/leads', { key: org.apiKey, rawBody, headers: { 'content-type': 'application/json' } });
+      expect(response.status).toBe(400);
+    }
+  });
+
+  test('a missing required field is 400 and nothing is saved', async () => {
+    const tenant = await runtime.organization('admin');
+    const response = await runtime.request('POST', '/leads', { key: tenant.apiKey, body: { last_name: 'NoFirst' } });
+    expect(response.status).toBe(400);
+    expect(response.body.details).toContain('first_name');
+    expect((await runtime.request('GET', '/leads', { key: tenant.apiKey })).body.count).toBe(0);
+  });
+
+  test('an unknown path is 404 JSON', async () => {
+    const response = await runtime.request('GET', '/no-such-resource', { key: org.apiKey });
+    expect(response.status).toBe(404);
+    expect(response.body).toMatchObject({ status: 404, error: expect.any(String) });
+  });
+
+  test('an unsupported method is 405 with Allow', async () => {
+    const lead = await newLead();
+    const onItem = await runtime.request('POST', `/leads/${lead.id}`, { key: org.apiKey, body: { first_name: 'A' } });
+    expect(onItem.status).toBe(405);
+    expect(onItem.headers.get('allow')).toBe('GET, PUT, PATCH, DELETE');
+    expect(onItem.body).toMatchObject({ status: 405 });
+    const onCollection = await runtime.request('DELETE', '/leads', { key: org.apiKey });
+    expect(onCollection.status).toBe(405);
+    expect(onCollection.headers.get('allow')).toBe('GET, POST');
+  });
+
+  test('PUT/PATCH with no updatable field is 400 "No updatable fields provided"', async () => {
+    const lead = await newLead();
+    for (const method of ['PUT', 'PATCH']) {
+      for (const body of [{}, { id: lead.id, organization_id: randomUUID(), created_at: '2020-01-01T00:00:00Z' }, { unknown_field: 1 }]) {
+        const response = await runtime.request(method, `/leads/${lead.id}`, { key: org.apiKey, body });
+        expect(response.status).toBe(400);
+        expect(response.body).toEqual({ error: 'No updatable fields provided', status: 400 });
+      }
+    }
+  });
+
+  test('id, organization_id and created_at are silently ignored on update', async () => {
+    const lead = await newLead();
+    const response = await runtime.request('PATCH', `/leads/${lead.id}`, {
+      key: org.apiKey,
+      body: { id: randomUUID(), organization_id: randomUUID(), created_at: '2020-01-01T00:00:00Z', last_name: 'Updated' },
+    });
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ id: lead.id, organization_id: lead.organization_id, created_at: lead.created_at, last_name: 'Updated' });
+  });
+
+  test('every response carries Cache-Control: private, no-store and permissive CORS, errors included', async () => {
+    const responses = [
+      await runtime.request('GET', '/leads', { key: org.apiKey }),
+      await runtime.request('GET', '/leads'),
+      await runtime.request('GET', '/nope', { key: org.apiKey }),
+      await runtime.request('GET', '/openapi.json'),
+    ];
+    for (const response of responses) {
+      expect(response.headers.get('cache-control')).toBe('private, no-store');
+      expect(response.headers.get('access-control-allow-origin')).toBe('*');
+      expect(response.headers.get('content-type')).toContain('application/json');
+    }
+  });
+
+  test('a CORS preflight is answered without a key', async () => {
+    const response = await runtime.request('OPTIONS', '/leads', { headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' } });
+    expect(response.status).toBe(204);
+    expect(response.headers.get('access-control-allow-headers')).toContain('x-api-key');
+  });
+});
