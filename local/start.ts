@@ -13,6 +13,8 @@ const settingsSchema = z.object({
 });
 
 async function main(): Promise<void> {
+  // Node 20 is supported locally (Lambda runs 22); the SDK's notice about 2027 is noise here.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const settings = settingsSchema.parse(process.env);
   const inMemory = process.argv.includes('--in-memory');
   const runtime = await startRuntime({

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { runCli } from '../../admin/cli';
-import { startRuntime, type Runtime } from '../../local/runtime';
+import { startRuntime, type Runtime, type RuntimeOptions } from '../../local/runtime';
 import { dynamoRoundTrips } from '../../shared/storage/dynamo-client';
 import { freePort } from './free-port';
 
@@ -27,7 +27,7 @@ export interface TestRuntime extends Runtime {
  * The local runtime in this test process, on free ports, with its own table in the suite's
  * DynamoDB Local (started by the global setup).
  */
-export async function startTestRuntime(): Promise<TestRuntime> {
+export async function startTestRuntime(overrides: Partial<RuntimeOptions> = {}): Promise<TestRuntime> {
   const endpoint = process.env.TEST_DYNAMODB_ENDPOINT;
   if (!endpoint) throw new Error('TEST_DYNAMODB_ENDPOINT is not set: run the tests through jest (npm test)');
   const tableName = `test-${randomUUID()}`;
@@ -37,6 +37,7 @@ export async function startTestRuntime(): Promise<TestRuntime> {
     intakeDirectPort: await freePort(),
     tableName,
     dynamoDbEndpoint: endpoint,
+    ...overrides,
   });
 
   const admin = async <T>(...args: string[]): Promise<T> => {

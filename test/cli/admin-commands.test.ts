@@ -1,0 +1,62 @@
+import { runCli } from '../../admin/cli';
+import { startTestRuntime, type TestRuntime } from '../support/test-runtime';
+
+let runtime: TestRuntime;
+beforeAll(async () => {
+  runtime = await startTestRuntime();
+});
+afterAll(async () => {
+  await runtime.stop();
+});
+
+describe('contract: admin commands against the same database the API uses', () => {
+  test('org create: an active subscription and the system statuses (one default, one converted; setup for files)', async () => {
+    const { organization_id } = await runtime.admin('org', 'create', '--name', 'Statuses Ltd');
+    const { getOrganization } = await import('../../shared/organizations/organization.repository');
+    const organization = await getOrganization(organization_id);
+    expect(organization?.subscription_status).toBe('active');
+    expect(organization?.lead_statuses.filter((status) => status.is_default)).toHaveLength(1);
+    expect(organization?.lead_statuses.filter((status) => status.is_converted)).toHaveLength(1);
+    for (const status of organization!.lead_statuses) {
+      expect(status.label).toBeTruthy();
+      expect(status.color.bg).toMatch(/^#[0-9A-F]{6}$/i);
+      expect(status.color.text).toMatch(/^#[0-9A-F]{6}$/i);
+    }
+    expect(organization?.file_statuses.find((status) => status.is_default)?.value).toBe('setup');
+  });
+
+  test('status create --default moves the default; --converted moves the converted marker; both print the status item', async () => {
+    const tenant = await runtime.organization();
+    const created = await runtime.admin('status', 'create', '--org', tenant.organizationId, '--kind', 'lead', '--value', 'fresh', '--label', 'Fresh', '--default', '--converted', '--order', '0', '--bg', '#000000', '--text', '#FFFFFF');
+    expect(created).toMatchObject({ value: 'fresh', label: 'Fresh', is_default: true, order: 0, color: { bg: '#000000', text: '#FFFFFF' } });
+    const statuses = (await runtime.request('GET', '/leads/statuses', { key: tenant.apiKey })).body;
+    expect(statuses.filter((status: any) => status.is_default).map((status: any) => status.value)).toEqual(['fresh']);
+    expect((await runtime.request('POST', '/leads', { key: tenant.apiKey, body: { first_name: 'A' } })).body.status).toBe('fresh');
+  });
+
+  test('status commands reject bad input with exit 2', async () => {
+    const tenant = await runtime.organization();
+    for (const args of [
+      ['status', 'create', '--org', tenant.organizationId, '--kind', 'lead', '--value', 'Bad Value', '--label', 'X'],
+      ['status', 'create', '--org', tenant.organizationId, '--kind', 'other', '--value', 'x', '--label', 'X'],
+      ['status', 'create', '--org', tenant.organizationId, '--kind', 'lead', '--value', 'new', '--label', 'Dup'],
+      ['status', 'create', '--org', tenant.organizationId, '--kind', 'mortgage-file', '--value', 'draft', '--label', 'Draft'],
+      ['status', 'create', '--org', tenant.organizationId, '--kind', 'lead', '--value', 'c', '--label', 'C', '--bg', 'red'],
+      ['status', 'deactivate', '--org', tenant.organizationId, '--kind', 'lead', '--value', 'new'],
+      ['key', 'create', '--org', tenant.organizationId, '--user', tenant.userId, '--permissions', 'superuser'],
+      ['key', 'create', '--org', tenant.organizationId, '--user', tenant.userId, '--permissions', 'read', '--expires-at', 'tomorrow'],
+      ['user', 'create', '--org', tenant.organizationId, '--name', 'X', '--email', 'not-an-email'],
+    ]) {
+      const result = await runCli(args);
+      expect({ args, exitCode: result.exitCode }).toEqual({ args, exitCode: 2 });
+      expect(JSON.parse(result.stderr!)).toEqual({ error: expect.any(String) });
+    }
+  });
+
+  test('a key of another organization cannot be created for a user', async () => {
+    const one = await runtime.organization();
+    const two = await runtime.organization();
+    const result = await runCli(['key', 'create', '--org', one.organizationId, '--user', two.userId, '--permissions', 'admin']);
+    expect(result.exitCode).toBe(2);
+  });
+});
