@@ -25,7 +25,7 @@ export function assertPortFree(port: number, name: string): Promise<void> {
     const socket = createConnection({ host: '127.0.0.1', port });
     socket.once('connect', () => {
       socket.destroy();
-      reject(new Error(`Port ${port} (${name}) is already in use. Stop what uses it or choose another port with the environment variable shown in the README.`));
+      reject(new Error(`Port ${port} is already in use (${name}). Stop what uses it or set ${name} to another port.`));
     });
     socket.once('error', () => resolve());
   });
@@ -55,7 +55,7 @@ async function waitForPort(port: number, child: ChildProcess, timeoutMs: number)
  */
 export async function startDynamoDbLocal(options: { port: number; dataDirectory?: string }): Promise<DynamoDbLocalProcess> {
   assertJavaAvailable();
-  await assertPortFree(options.port, 'DynamoDB Local');
+  await assertPortFree(options.port, 'DYNAMODB_PORT');
   let dataPath: string | undefined;
   if (options.dataDirectory) {
     dataPath = path.resolve(options.dataDirectory);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import path from 'node:path';
+import { assertPortFree } from './dynamodb-local';
 import { startRuntime } from './runtime';
 
 /** `npm start`: the settings of ../shared/contract.md, read once from the environment. */
@@ -17,6 +18,10 @@ async function main(): Promise<void> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const settings = settingsSchema.parse(process.env);
   const inMemory = process.argv.includes('--in-memory');
+  // Fail fast, before DynamoDB Local is spawned, when a port is taken.
+  await assertPortFree(settings.PORT, 'PORT');
+  await assertPortFree(settings.INTAKE_DIRECT_PORT, 'INTAKE_DIRECT_PORT');
+  if (!settings.DYNAMODB_ENDPOINT) await assertPortFree(settings.DYNAMODB_PORT, 'DYNAMODB_PORT');
   const runtime = await startRuntime({
     port: settings.PORT,
     intakeDirectPort: settings.INTAKE_DIRECT_PORT,
