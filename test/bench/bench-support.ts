@@ -1,0 +1,36 @@
+/** Small helpers shared by the benchmarks: timing, percentiles, bounded concurrency. */
+export interface Measurement {
+  name: string;
+  requests: number;
+  seconds: number;
+  latenciesMs: number[];
+}
+
+export function percentile(sorted: number[], fraction: number): number {
+  if (sorted.length === 0) return NaN;
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1));
+  return sorted[index];
+}
+
+export async function measure(name: string, total: number, concurrency: number, action: (index: number) => Promise<void>): Promise<Measurement> {
+  const latenciesMs: number[] = [];
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < total) {
+        const index = next++;
+        const begin = performance.now();
+        await action(index);
+        latenciesMs.push(performance.now() - begin);
+      }
+    }),
+  );
+  return { name, requests: total, seconds: (performance.now() - started) / 1000, latenciesMs };
+}
+
+export function report(measurement: Measurement): string {
+  const sorted = [...measurement.latenciesMs].sort((a, b) => a - b);
+  const rps = measurement.requests / measurement.seconds;
+  return `${measurement.name.padEnd(28)} ${rps.toFixed(1).padStart(8)} req/s   p50 ${percentile(sorted, 0.5).toFixed(1).padStart(7)} ms   p99 ${percentile(sorted, 0.99).toFixed(1).padStart(7)} ms   (n=${measurement.requests})`;
+}
