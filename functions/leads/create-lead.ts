@@ -8,6 +8,7 @@ import { getTableName } from '../../shared/storage/dynamo-client';
 import { keys } from '../../shared/storage/keys';
 import { transactWrite, type TransactItem } from '../../shared/storage/transactions';
 import type { WriteContext } from '../../shared/write-context';
+import { assertSourceBelongsToOrganization } from './lead-source-reference';
 import { leadToItem, statusCounter, TOTAL_COUNTER } from './lead.repository';
 import type { CreateLeadInput, Lead } from './lead.schema';
 
@@ -44,6 +45,7 @@ export async function createLead(context: WriteContext, input: CreateLeadInput, 
     input.assigned_to && !options.trustedAssignee
       ? findActiveUser(organizationId, input.assigned_to)
       : Promise.resolve(input.assigned_to ? { id: input.assigned_to } : undefined);
+  await assertSourceBelongsToOrganization(organizationId, input.source);
   const [organization, assignee] = await Promise.all([takeNextLeadNumber(organizationId), assigneeLookup]);
 
   const status = input.status ?? defaultStatus(organization.lead_statuses, 'new');

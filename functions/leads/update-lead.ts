@@ -6,6 +6,7 @@ import { keys } from '../../shared/storage/keys';
 import { TransactionConditionFailed, transactWrite, type TransactItem } from '../../shared/storage/transactions';
 import type { WriteContext } from '../../shared/write-context';
 import { counterUpdate, leadStatusChecked, sameValue } from './create-lead';
+import { assertSourceBelongsToOrganization } from './lead-source-reference';
 import { getLeadWithOrganization, leadToItem, statusCounter } from './lead.repository';
 import { LEAD_WRITABLE_FIELDS, type Lead, type UpdateLeadInput } from './lead.schema';
 
@@ -30,6 +31,7 @@ export async function updateLead(
 ): Promise<Lead> {
   const provided = LEAD_WRITABLE_FIELDS.filter((field) => input[field] !== undefined);
   if (provided.length === 0) throw noUpdatableFields();
+  await assertSourceBelongsToOrganization(context.organizationId, input.source);
 
   for (let attempt = 1; ; attempt++) {
     const { lead, organization } = await getLeadWithOrganization(context.organizationId, leadId);

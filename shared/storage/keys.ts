@@ -78,6 +78,35 @@ export const keys = {
     pk: `ORG#${organizationId}#WRITELOG#${at.slice(0, 10)}`,
     sk: sortable(at, entryId),
   }),
+
+  // ---- Lead intake (spec §4 lead intake endpoint, §5 lead intake protection) ----
+  intakeEndpoint: (organizationId: string, intakeId: string): ItemKey => ({
+    pk: `ORG#${organizationId}#INTAKE#${intakeId}`,
+    sk: 'INTAKE',
+  }),
+  intakeEndpointIndexes: (organizationId: string, intakeId: string, createdAt: string) => ({
+    gsi1pk: `INTAKEID#${intakeId}`,
+    gsi1sk: 'INTAKE',
+    gsi2pk: `ORG#${organizationId}#INTAKES`,
+    gsi2sk: sortable(createdAt, intakeId),
+  }),
+  intakeById: (intakeId: string) => `INTAKEID#${intakeId}`,
+  intakeEndpointsOfOrganization: (organizationId: string) => `ORG#${organizationId}#INTAKES`,
+  /** Active endpoints of the organization (spec §8: at most 20). */
+  intakeCounters: (organizationId: string): ItemKey => ({ pk: `ORG#${organizationId}`, sk: 'COUNTERS#INTAKE' }),
+  /** Looked up by the SHA-256 hash of the token in the address; also holds the rate window. */
+  intakeToken: (tokenHash: string): ItemKey => ({ pk: `INTAKETOKEN#${tokenHash}`, sk: 'INTAKETOKEN' }),
+  /** Replay records: by SHA-256 of the raw body or of the idempotency key, per endpoint. */
+  intakeReplay: (intakeId: string, kind: 'body' | 'key', digest: string): ItemKey => ({
+    pk: `INTAKE#${intakeId}#REPLAY#${kind}#${digest}`,
+    sk: 'REPLAY',
+  }),
+  /** Request log rows live in the endpoint's item collection, newest last by sort key. */
+  intakeRequestLog: (organizationId: string, intakeId: string, at: string, entryId: string): ItemKey => ({
+    pk: keys.intakeEndpoint(organizationId, intakeId).pk,
+    sk: `LOG#${sortable(at, entryId)}`,
+  }),
+  intakeRequestLogPrefix: 'LOG#',
 };
 
 /** Strips every storage attribute so that only domain fields leave a repository. */
@@ -111,3 +140,68 @@ export function withoutStorageAttributes<T extends Record<string, unknown>>(item
 export function expiresInDays(days: number, from = Date.now()): number {
   return Math.floor(from / 1000) + days * 86400;
 }
+
+// ---- Events and outbound webhooks (spec §3 webhook rows, §4 webhook management, §6 events) ----
+
+/** Deliveries waiting for an attempt are spread over this many index partitions (see dueDeliveries). */
+export const DUE_DELIVERY_SHARDS = 10;
+
+export const webhookKeys = {
+  /** An organization's endpoints share one partition: fanout and the list read them with one Query (at most 20). */
+  endpoint: (organizationId: string, endpointId: string): ItemKey => ({
+    pk: `ORG#${organizationId}#WEBHOOKS`,
+    sk: `WEBHOOK#${endpointId}`,
+  }),
+  endpointsOfOrganization: (organizationId: string) => `ORG#${organizationId}#WEBHOOKS`,
+  endpointSortKeyPrefix: 'WEBHOOK#',
+  /** Number of endpoints of the organization (spec §8: at most 20), moved in the create/delete transaction. */
+  endpointCounters: (organizationId: string): ItemKey => ({ pk: `ORG#${organizationId}`, sk: 'COUNTERS#WEBHOOK' }),
+
+  delivery: (organizationId: string, deliveryId: string): ItemKey => ({
+    pk: `ORG#${organizationId}#DELIVERY#${deliveryId}`,
+    sk: 'DELIVERY',
+  }),
+  deliveriesOfEndpoint: (organizationId: string, endpointId: string) => `ORG#${organizationId}#WEBHOOK#${endpointId}#DELIVERIES`,
+  waitingDeliveriesOfEndpoint: (organizationId: string, endpointId: string) =>
+    `ORG#${organizationId}#WEBHOOK#${endpointId}#WAITING`,
+  dueDeliveries: (shard: number) => `WEBHOOKS#WAITING#${shard}`,
+  /**
+   * gsi1: the endpoint's delivery log, newest first. While a delivery waits for an attempt it is
+   * also in gsi2 (the endpoint's waiting deliveries, skipped when the endpoint is disabled) and in
+   * gsi4 (all waiting deliveries by due time, sharded, re-enqueued when a local queue restarts).
+   * Both are sparse: a final delivery drops out of them.
+   */
+  deliveryIndexes: (delivery: {
+    id: string;
+    organization_id: string;
+    endpoint_id: string;
+    created_at: string;
+    next_attempt_at: string | null;
+  }) => {
+    const waiting = delivery.next_attempt_at !== null;
+    const dueKey = waiting ? sortable(delivery.next_attempt_at!, delivery.id) : undefined;
+    let shard = 0;
+    for (const character of delivery.id) shard = (shard * 31 + character.charCodeAt(0)) % DUE_DELIVERY_SHARDS;
+    return {
+      gsi1pk: webhookKeys.deliveriesOfEndpoint(delivery.organization_id, delivery.endpoint_id),
+      gsi1sk: sortable(delivery.created_at, delivery.id),
+      gsi2pk: waiting ? webhookKeys.waitingDeliveriesOfEndpoint(delivery.organization_id, delivery.endpoint_id) : undefined,
+      gsi2sk: dueKey,
+      gsi4pk: waiting ? webhookKeys.dueDeliveries(shard) : undefined,
+      gsi4sk: dueKey,
+    };
+  },
+
+  /** The local scheduler's due wake-ups, by due time (local runtime only; AWS uses EventBridge Scheduler). */
+  scheduledWake: (dueAt: string, name: string): ItemKey => ({ pk: 'LOCAL#SCHEDULER', sk: `${dueAt}#${name}` }),
+  scheduledWakes: 'LOCAL#SCHEDULER',
+  /** Where the local stream poller stopped reading a shard, so a restart resumes there. */
+  streamCheckpoint: (streamArn: string, shardId: string): ItemKey => ({ pk: 'LOCAL#STREAM', sk: `${streamArn}#${shardId}` }),
+};
+
+// ---- Records a lead's `source` may reference (spec §2 Lead: lead source, contact or customer) ----
+export const referenceKeys = {
+  leadSource: (organizationId: string, id: string): ItemKey => ({ pk: `ORG#${organizationId}#LEADSOURCE#${id}`, sk: 'LEADSOURCE' }),
+  contact: (organizationId: string, id: string): ItemKey => ({ pk: `ORG#${organizationId}#CONTACT#${id}`, sk: 'CONTACT' }),
+  customer: (organizationId: string, id: string): ItemKey => ({ pk: `ORG#${organizationId}#CUSTOMER#${id}`, sk: 'CUSTOMER' }),
+};

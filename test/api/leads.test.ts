@@ -341,3 +341,14 @@ describe('spec §2 GET /leads/statuses', () => {
     expect(statuses.map((item: any) => item.value)).not.toContain('custom_one');
   });
 });
+
+describe('spec §2 Lead source', () => {
+  test('free-text sources are kept; a source that references a record not of the organization is 400', async () => {
+    const tenant = await runtime.organization();
+    expect((await create(tenant, { source: 'facebook' })).source).toBe('facebook');
+    const rejected = await runtime.request('POST', '/leads', { key: tenant.apiKey, body: { first_name: 'A', source: randomUUID() } });
+    expect(rejected.status).toBe(400);
+    const lead = await create(tenant, {});
+    expect((await runtime.request('PATCH', `/leads/${lead.id}`, { key: tenant.apiKey, body: { source: randomUUID() } })).status).toBe(400);
+  });
+});

@@ -16,7 +16,7 @@ interface Started {
 
 async function startService(options: { cwd?: string; args?: string[]; ports?: Started['ports'] } = {}): Promise<Started> {
   const ports = options.ports ?? { api: await freePort(), direct: await freePort(), dynamo: await freePort() };
-  const env = { ...process.env, PORT: String(ports.api), INTAKE_DIRECT_PORT: String(ports.direct), DYNAMODB_PORT: String(ports.dynamo) };
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(ports.api), INTAKE_DIRECT_PORT: String(ports.direct), DYNAMODB_PORT: String(ports.dynamo) };
   delete env.DYNAMODB_ENDPOINT;
   delete env.TABLE_NAME;
   const child = spawn(process.execPath, [path.join(root, 'node_modules/tsx/dist/cli.mjs'), path.join(root, 'local/start.ts'), ...(options.args ?? [])], {
@@ -98,14 +98,14 @@ describe('contract: npm start', () => {
         headers: { 'x-api-key': seeded.api_key, 'content-type': 'application/json' },
         body: JSON.stringify({ first_name: 'Persistent' }),
       });
-      const lead = await created.json();
+      const lead = (await created.json()) as { id: string };
       first.child.kill('SIGINT');
       expect(await exitOf(first.child)).toBe(0);
 
       const second = await startService({ cwd: directory, ports: first.ports });
       const read = await fetch(`${second.ready.base_url}/leads/${lead.id}`, { headers: { 'x-api-key': seeded.api_key } });
       expect(read.status).toBe(200);
-      expect((await read.json()).first_name).toBe('Persistent');
+      expect(((await read.json()) as { first_name: string }).first_name).toBe('Persistent');
       second.child.kill('SIGTERM');
       expect(await exitOf(second.child)).toBe(0);
     } finally {

@@ -1,0 +1,28 @@
+import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
+import { badRequest } from '../../shared/http/errors';
+import { isUuid } from '../../shared/ids';
+import { getDocumentClient, getTableName } from '../../shared/storage/dynamo-client';
+import { referenceKeys } from '../../shared/storage/keys';
+
+/**
+ * Spec §2 Lead `source`: free text, but a source that references a record (a UUID: a lead source,
+ * contact or customer) must be one of the organization's. One BatchGetItem, only for UUID sources.
+ */
+export async function assertSourceBelongsToOrganization(organizationId: string, source: string | null | undefined): Promise<void> {
+  if (!source || !isUuid(source.trim())) return;
+  const id = source.trim().toLowerCase();
+  const tableName = getTableName();
+  const result = await getDocumentClient().send(
+    new BatchGetCommand({
+      RequestItems: {
+        [tableName]: {
+          Keys: [referenceKeys.leadSource(organizationId, id), referenceKeys.contact(organizationId, id), referenceKeys.customer(organizationId, id)],
+          ProjectionExpression: 'pk',
+        },
+      },
+    }),
+  );
+  if ((result.Responses?.[tableName] ?? []).length === 0) {
+    throw badRequest('Invalid source', { details: 'source references a record that does not exist in the organization' });
+  }
+}
