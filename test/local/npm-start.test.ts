@@ -14,9 +14,10 @@ interface Started {
   ports: { api: number; direct: number; dynamo: number };
 }
 
-async function startService(options: { cwd?: string; args?: string[]; ports?: Started['ports'] } = {}): Promise<Started> {
+async function startService(options: { cwd?: string; args?: string[]; ports?: Started['ports']; path?: string } = {}): Promise<Started> {
   const ports = options.ports ?? { api: await freePort(), direct: await freePort(), dynamo: await freePort() };
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(ports.api), INTAKE_DIRECT_PORT: String(ports.direct), DYNAMODB_PORT: String(ports.dynamo) };
+  if (options.path !== undefined) env.PATH = options.path;
   delete env.DYNAMODB_ENDPOINT;
   delete env.TABLE_NAME;
   const child = spawn(process.execPath, [path.join(root, 'node_modules/tsx/dist/cli.mjs'), path.join(root, 'local/start.ts'), ...(options.args ?? [])], {
@@ -111,6 +112,10 @@ describe('contract: npm start', () => {
     } finally {
       rmSync(directory, { recursive: true, force: true });
     }
+  });
+
+  test('no Java on the PATH is a clear error naming what to install', async () => {
+    await expect(startService({ args: ['--in-memory'], path: '/nonexistent' })).rejects.toThrow(/Java was not found on the PATH/);
   });
 
   test('a port in use is a clear error, not a crash trace', async () => {
