@@ -3,6 +3,7 @@ import { getConfig } from '../shared/config';
 import { ensureTable } from '../local/table';
 import { AdminInputError } from './admin-error';
 import * as admin from './organization-admin';
+import * as intakeAdmin from './intake-admin';
 
 /**
  * `npx mortgage-admin <command>` (../shared/contract.md): one JSON object on stdout and exit 0,
@@ -24,7 +25,12 @@ function optional(flags: Flags, name: string): string | undefined {
 
 export const commands: Record<string, Command> = {
   'org create': (flags) => admin.createOrganization(required(flags, 'name')),
-  'org subscription': (flags) => admin.setSubscription(required(flags, 'org'), required(flags, 'status')),
+  'org subscription': async (flags) => {
+    const result = await admin.setSubscription(required(flags, 'org'), required(flags, 'status'));
+    // Intake endpoints keep a copy of the subscription status next to their token.
+    await intakeAdmin.syncIntakeSubscription(result.organization_id, result.subscription_status);
+    return result;
+  },
   'user create': (flags) =>
     admin.createUser(required(flags, 'org'), required(flags, 'name'), required(flags, 'email'), optional(flags, 'role') ?? 'member'),
   'user deactivate': (flags) => admin.deactivateUser(required(flags, 'user')),
@@ -45,18 +51,32 @@ export const commands: Record<string, Command> = {
     }),
   'status deactivate': (flags) => admin.deactivateStatus(required(flags, 'org'), required(flags, 'kind'), required(flags, 'value')),
   notifications: (flags) => admin.userNotifications(required(flags, 'user')),
-  seed: async () => {
+  'intake create': (flags) => intakeAdmin.createIntake(flags),
+  'intake rotate-token': (flags) => intakeAdmin.rotateIntakeToken(flags),
+  'intake disable': (flags) => intakeAdmin.disableIntake(flags),
+  'intake log': (flags) => intakeAdmin.intakeLog(flags),
+  seed: async (flags) => {
     const { organization_id } = await admin.createOrganization('Demo Mortgage Advisors');
     const { user_id } = await admin.createUser(organization_id, 'Demo Admin', 'admin@demo.example', 'admin');
     const { key_id, api_key } = await admin.createKey(organization_id, user_id, 'admin');
-    return { organization_id, user_id, key_id, api_key };
+    const intake = await intakeAdmin.createIntake({ org: organization_id, name: 'Website form', source: 'website', aws: flags.aws });
+    return {
+      organization_id,
+      user_id,
+      key_id,
+      api_key,
+      intake_id: intake.intake_id,
+      intake_token: intake.token,
+      intake_url: intake.url,
+      intake_direct_url: intake.direct_url,
+    };
   },
 };
 
 const BOOLEAN_FLAGS = ['default', 'converted', 'signing', 'aws', 'in-memory'];
 const STRING_FLAGS = [
   'name', 'org', 'status', 'email', 'role', 'user', 'permissions', 'expires-at', 'key', 'kind', 'value', 'label',
-  'order', 'bg', 'text', 'source', 'assignee', 'tags', 'duplicate-mode', 'ip-allow', 'honeypot', 'mapping', 'intake',
+  'order', 'bg', 'text', 'source', 'assignee', 'tags', 'duplicate-mode', 'ip-allow', 'honeypot', 'mapping', 'intake', 'limit',
 ];
 
 export async function runCli(argv: string[]): Promise<{ exitCode: number; stdout?: string; stderr?: string }> {

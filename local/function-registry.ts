@@ -6,9 +6,7 @@ type ApiLambda = (event: APIGatewayProxyEventV2, context: Context) => Promise<AP
 /** The same handler modules CDK bundles, loaded on first use like a cold start. */
 const loaders: Record<FunctionGroup, () => Promise<ApiLambda>> = {
   leads: async () => (await import('../functions/leads/handler')).handler as ApiLambda,
-  webhooks: async () => {
-    throw new Error('webhooks function is not built yet');
-  },
+  webhooks: async () => (await import('../functions/webhooks/handler')).handler as ApiLambda,
   'api-fallback': async () => (await import('../functions/api-fallback/handler')).handler as ApiLambda,
 };
 

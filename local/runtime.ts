@@ -1,10 +1,15 @@
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { resetConfigForTests } from '../shared/config';
 import { groupForPath } from '../shared/http/route-table';
 import { resetDocumentClient } from '../shared/storage/dynamo-client';
+import { resetSqsClient } from '../shared/webhooks/delivery-queue';
+import { resetDeliveryScheduler } from '../shared/webhooks/wake-delivery';
 import { startDynamoDbLocal, type DynamoDbLocalProcess } from './dynamodb-local';
 import { apiFunction } from './function-registry';
 import { startHttpServer, toHttpApiEvent, type RunningServer } from './http-adapter';
 import { localLambdaContext } from './lambda-context';
+import { startEventPipeline } from './event-pipeline';
+import { createLocalQueue, localSqsClient, startSqsServer } from './sqs-server';
 import { ensureTable } from './table';
 
 export interface RuntimeOptions {
@@ -16,6 +21,10 @@ export interface RuntimeOptions {
   dynamoDbPort?: number;
   /** Where DynamoDB Local keeps its files; absent means in memory. */
   dataDirectory?: string;
+  /** An existing SQS endpoint (the test suite's shared server); when absent fauxqs starts in this process. */
+  sqsEndpoint?: string;
+  /** Stream fanout, delivery worker and local scheduler; on unless false (a process that counts round trips wants them off). */
+  events?: boolean;
 }
 
 export interface Runtime {
@@ -23,6 +32,8 @@ export interface Runtime {
   intakeUrl: string;
   intakeDirectUrl: string;
   dynamoDbEndpoint: string;
+  sqsEndpoint: string;
+  deliveryQueueUrl: string;
   stop(): Promise<void>;
 }
 
@@ -46,27 +57,87 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     process.env.DYNAMODB_ENDPOINT = endpoint;
     process.env.TABLE_NAME = options.tableName;
     process.env.AWS_REGION ??= 'us-east-1';
+
+    // Webhooks: a delivery queue of this runtime's own, and the local scheduler.
+    let sqsEndpoint = options.sqsEndpoint;
+    if (!sqsEndpoint) {
+      const sqsServer = await startSqsServer();
+      stops.push(() => sqsServer.stop());
+      sqsEndpoint = sqsServer.endpoint;
+    }
+    const sqsAdmin = localSqsClient(sqsEndpoint);
+    const deliveryQueue = await createLocalQueue(sqsAdmin, 'webhook-deliveries', 60);
+    stops.push(async () => {
+      await deliveryQueue.delete();
+      sqsAdmin.destroy();
+    });
+    process.env.SQS_ENDPOINT = sqsEndpoint;
+    process.env.DELIVERY_QUEUE_URL = deliveryQueue.url;
+    process.env.SCHEDULER_MODE = 'local';
+
     resetConfigForTests();
     resetDocumentClient();
+    resetSqsClient();
+    resetDeliveryScheduler();
     await ensureTable(endpoint, options.tableName);
 
     const api: RunningServer = await startHttpServer(options.port, async (request, body) => {
       const event = toHttpApiEvent(request, body);
+      // {intake_url}/hooks/leads/{token}: its own API Gateway route, before the API route table.
+      if (isIntakeRoute(event.rawPath)) return invokeIntake(toHttpApiEvent(request, body, intakeRouteOptions(event.rawPath)));
       const group = groupForPath(event.rawPath);
       const handler = await apiFunction(group);
       return handler(event, localLambdaContext(group));
     });
     stops.push(() => api.close());
 
+    // {intake_direct_url}/{token}: the Function URL, with the socket's own address as the source IP.
+    const intakeDirect: RunningServer = await startHttpServer(options.intakeDirectPort, async (request, body) =>
+      invokeIntake(toHttpApiEvent(request, body)),
+    );
+    stops.push(() => intakeDirect.close());
+    // The admin command line run in this process prints intake addresses with the ports actually bound.
+    process.env.PORT = String(api.port);
+    process.env.INTAKE_DIRECT_PORT = String(intakeDirect.port);
+    resetConfigForTests();
+
+    if (options.events !== false) {
+      const pipeline = await startEventPipeline({
+        dynamoDbEndpoint: endpoint,
+        tableName: options.tableName,
+        sqsEndpoint,
+        queueUrl: deliveryQueue.url,
+        queueArn: deliveryQueue.arn,
+      });
+      stops.push(() => pipeline.stop());
+    }
+
     return {
       baseUrl: api.url,
       intakeUrl: api.url,
-      intakeDirectUrl: `http://127.0.0.1:${options.intakeDirectPort}`,
+      intakeDirectUrl: intakeDirect.url,
       dynamoDbEndpoint: endpoint,
+      sqsEndpoint,
+      deliveryQueueUrl: deliveryQueue.url,
       stop: stopAll,
     };
   } catch (error) {
     await stopAll();
     throw error;
   }
+}
+
+const INTAKE_ROUTE = /^\/hooks\/leads\/([^/]+)\/?$/;
+
+function isIntakeRoute(rawPath: string): boolean {
+  return INTAKE_ROUTE.test(rawPath);
+}
+
+function intakeRouteOptions(rawPath: string) {
+  return { routeKey: 'ANY /hooks/leads/{token}', pathParameters: { token: INTAKE_ROUTE.exec(rawPath)![1] } };
+}
+
+async function invokeIntake(event: APIGatewayProxyEventV2) {
+  const { handler } = await import('../functions/intake/handler');
+  return handler(event);
 }

@@ -29,6 +29,9 @@ const configSchema = z.object({
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(10000),
   PUBLIC_BASE_URL: z.string().optional(),
   INTAKE_DIRECT_URL: z.string().optional(),
+  /** Local addresses the admin command line prints for intake endpoints (contract: PORT, INTAKE_DIRECT_PORT). */
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  INTAKE_DIRECT_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
   LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']).default('INFO'),
 });
 

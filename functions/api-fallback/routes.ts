@@ -2,13 +2,14 @@ import { z } from 'zod';
 import { defineOperation, type Operation } from '../../shared/http/operation';
 import { ok } from '../../shared/http/response';
 import { leadOperations } from '../leads/routes';
+import { webhookOperations } from '../webhooks/routes';
 import { buildOpenApiDocument } from './openapi';
 
 let document: Record<string, unknown> | undefined;
 
 /** Every operation the API serves, in the order the document lists them. */
 export function documentedOperations(): Operation[] {
-  return [...leadOperations, ...fallbackOperations];
+  return [...leadOperations, ...webhookOperations, ...fallbackOperations];
 }
 
 export const fallbackOperations: Operation[] = [

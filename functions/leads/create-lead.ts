@@ -13,6 +13,8 @@ import { leadToItem, statusCounter, TOTAL_COUNTER } from './lead.repository';
 import type { CreateLeadInput, Lead } from './lead.schema';
 
 export interface CreateLeadOptions {
+  /** A pre-generated id, so that rows naming the lead can join its transaction (intake replay records). */
+  leadId?: string;
   intakeEndpointId?: string | null;
   possibleDuplicateOf?: string | null;
   /** Intake sets status and assignee from its endpoint; they are trusted as already checked. */
@@ -53,7 +55,7 @@ export async function createLead(context: WriteContext, input: CreateLeadInput, 
 
   const now = nowIso();
   const lead: Lead = {
-    id: newId(),
+    id: options.leadId ?? newId(),
     organization_id: organizationId,
     lead_number: String(organization.lead_sequence),
     first_name: input.first_name,

@@ -15,6 +15,13 @@ export const API_ROUTES: RouteEntry[] = [
   { group: 'leads', path: '/leads/statuses' },
   { group: 'leads', path: '/leads/{id}' },
   { group: 'leads', path: '/leads/{id}/status' },
+  { group: 'webhooks', path: '/webhooks' },
+  { group: 'webhooks', path: '/webhooks/events' },
+  { group: 'webhooks', path: '/webhooks/{id}' },
+  { group: 'webhooks', path: '/webhooks/{id}/test' },
+  { group: 'webhooks', path: '/webhooks/{id}/rotate-secret' },
+  { group: 'webhooks', path: '/webhooks/{id}/deliveries' },
+  { group: 'webhooks', path: '/webhooks/{id}/deliveries/{deliveryId}/redeliver' },
   { group: 'api-fallback', path: '/openapi.json' },
 ];
 

@@ -37,6 +37,7 @@ export async function startTestRuntime(overrides: Partial<RuntimeOptions> = {}):
     intakeDirectPort: await freePort(),
     tableName,
     dynamoDbEndpoint: endpoint,
+    sqsEndpoint: process.env.TEST_SQS_ENDPOINT,
     ...overrides,
   });
 

@@ -1,0 +1,61 @@
+import type { CreateLeadInput } from '../leads/lead.schema';
+import { detailsNote, type MappedSubmission } from './field-mapping';
+import type { IntakeEndpointConfig } from './intake-endpoint.schema';
+
+/**
+ * The lead an accepted submission becomes (spec §4): status and assignee always from the endpoint,
+ * a source in the request before the endpoint's default source, the endpoint's tags, and the
+ * endpoint's name when the person gave none.
+ */
+export function buildLeadInput(mapped: MappedSubmission, endpoint: IntakeEndpointConfig): CreateLeadInput {
+  const { first_name, last_name, ...rest } = mapped.lead;
+  let firstName = first_name;
+  let lastName = last_name ?? null;
+  if (!firstName) {
+    firstName = lastName ?? endpoint.name;
+    lastName = null;
+  }
+  return {
+    ...rest,
+    first_name: firstName,
+    last_name: lastName,
+    source: rest.source ?? endpoint.default_source ?? null,
+    ...(endpoint.status ? { status: endpoint.status } : {}),
+    assigned_to: endpoint.assigned_to ?? null,
+    tags: [...endpoint.tags],
+    details_note: detailsNote(mapped.details),
+  };
+}
+
+const INQUIRY_FIELDS: Array<[keyof CreateLeadInput, string]> = [
+  ['first_name', 'first_name'],
+  ['last_name', 'last_name'],
+  ['phone', 'phone'],
+  ['email', 'email'],
+  ['notes', 'notes'],
+  ['source', 'source'],
+  ['mortgage_purpose', 'mortgage_purpose'],
+  ['required_amount', 'required_amount'],
+  ['total_income', 'total_income'],
+  ['has_property', 'has_property'],
+  ['next_follow_up_at', 'next_follow_up_at'],
+  ['utm_source', 'utm_source'],
+  ['utm_medium', 'utm_medium'],
+  ['utm_campaign', 'utm_campaign'],
+  ['utm_term', 'utm_term'],
+  ['utm_content', 'utm_content'],
+  ['referrer_url', 'referrer_url'],
+  ['landing_path', 'landing_path'],
+];
+
+/** The text noted on an existing lead when a repeated inquiry is reused (duplicate mode `reuse`). */
+export function inquiryNote(input: CreateLeadInput, endpointName: string, at: Date): string {
+  const lines = [`New inquiry ${at.toISOString()} via ${endpointName}`];
+  for (const [field, label] of INQUIRY_FIELDS) {
+    const value = input[field];
+    if (value !== undefined && value !== null && value !== '') lines.push(`${label}: ${String(value)}`);
+  }
+  for (const [name, value] of Object.entries(input.custom_fields ?? {})) lines.push(`custom_fields.${name}: ${String(value)}`);
+  if (input.details_note) lines.push(input.details_note);
+  return lines.join('\n');
+}

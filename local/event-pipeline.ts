@@ -1,0 +1,82 @@
+import { getLogger } from '../shared/logger';
+import { enqueueWakes } from '../shared/webhooks/delivery-queue';
+import { fireDueWakes } from '../shared/webhooks/local-delivery-scheduler';
+import { dueDeliveries, wakeOf } from '../shared/webhooks/webhook-delivery.repository';
+import { startQueuePoller, type Poller } from './queue-poller';
+import { localSqsClient } from './sqs-server';
+import { startStreamPoller } from './stream-poller';
+import { localDynamoClient } from './table';
+
+export interface EventPipelineOptions {
+  dynamoDbEndpoint: string;
+  tableName: string;
+  sqsEndpoint: string;
+  queueUrl: string;
+  queueArn: string;
+}
+
+/** The local scheduler: fires due wakes onto the delivery queue every quarter second. */
+function startSchedulerPoller(intervalMs = 250): Poller {
+  let stopping = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+  const tick = () => {
+    running = (async () => {
+      try {
+        while (!stopping && (await fireDueWakes()) >= 100);
+      } catch (error) {
+        getLogger().warn('local scheduler poll failed', { errorName: (error as Error)?.name });
+      }
+      if (!stopping) timer = setTimeout(tick, intervalMs);
+    })();
+  };
+  tick();
+  return {
+    stop: async () => {
+      stopping = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}
+
+/**
+ * Events and webhooks on one machine: stream poller → fanout handler, queue poller → delivery
+ * handler, the local scheduler, and first of all the re-enqueueing of deliveries that are due
+ * (the in-memory queue may have lost their messages with the last run).
+ */
+export async function startEventPipeline(options: EventPipelineOptions): Promise<Poller> {
+  const dynamoDb = localDynamoClient(options.dynamoDbEndpoint);
+  const sqs = localSqsClient(options.sqsEndpoint);
+  const pollers: Poller[] = [];
+  try {
+    const due = await dueDeliveries();
+    if (due.length > 0) await enqueueWakes(due.map(wakeOf));
+
+    const fanout = (await import('../functions/stream-fanout/handler')).handler;
+    const delivery = (await import('../functions/webhook-delivery/handler')).handler;
+    pollers.push(
+      startStreamPoller({
+        endpoint: options.dynamoDbEndpoint,
+        tableName: options.tableName,
+        dynamoDb,
+        handler: fanout,
+        onDiscard: (records) => getLogger().error('stream records discarded after retries', { count: records.length }),
+      }),
+    );
+    pollers.push(startQueuePoller({ client: sqs, queueUrl: options.queueUrl, queueArn: options.queueArn, handler: delivery }));
+    pollers.push(startSchedulerPoller());
+  } catch (error) {
+    await Promise.allSettled(pollers.map((poller) => poller.stop()));
+    dynamoDb.destroy();
+    sqs.destroy();
+    throw error;
+  }
+  return {
+    stop: async () => {
+      await Promise.allSettled(pollers.map((poller) => poller.stop()));
+      dynamoDb.destroy();
+      sqs.destroy();
+    },
+  };
+}

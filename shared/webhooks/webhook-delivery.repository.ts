@@ -1,0 +1,408 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { newId } from '../ids';
+import { getDocumentClient, getTableName } from '../storage/dynamo-client';
+import { DUE_DELIVERY_SHARDS, expiresInDays, webhookKeys } from '../storage/keys';
+import type { TransactItem } from '../storage/transactions';
+
+export const WEBHOOK_DELIVERY_ENTITY = 'webhook_delivery';
+
+/** Spec §6 "Delivery log kept 14 days for delivered, 30 days for others". */
+export const DELIVERED_RETENTION_DAYS = 14;
+export const OTHER_RETENTION_DAYS = 30;
+
+/**
+ * pending: waiting for its first or next attempt; delivered: 2xx; failed: final 3xx/4xx (or an
+ * address refused); parked: 8 attempts failed; skipped: its endpoint was disabled or deleted.
+ */
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'parked' | 'skipped';
+
+/** What made the delivery: a stream event, POST /test (ping), or POST .../redeliver. */
+export type DeliveryTrigger = 'event' | 'test' | 'redeliver';
+
+export interface WebhookDelivery {
+  id: string;
+  organization_id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  trigger: DeliveryTrigger;
+  redelivery_of: string | null;
+  status: DeliveryStatus;
+  attempts: number;
+  last_http_status: number | null;
+  last_error: string | null;
+  /** The raw JSON body, byte for byte what is signed and sent on every attempt. */
+  body: string;
+  next_attempt_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The delivery as the queue sees it: a wake-up call for one attempt of one delivery. */
+export interface DeliveryWake {
+  organization_id: string;
+  endpoint_id: string;
+  delivery_id: string;
+  /** The number of attempts made when the wake was sent; a wake for an older attempt is stale. */
+  attempt?: number;
+}
+
+export const wakeOf = (delivery: Pick<WebhookDelivery, 'organization_id' | 'endpoint_id' | 'id' | 'attempts'>): DeliveryWake => ({
+  organization_id: delivery.organization_id,
+  endpoint_id: delivery.endpoint_id,
+  delivery_id: delivery.id,
+  attempt: delivery.attempts,
+});
+
+export function newDelivery(input: {
+  id?: string;
+  organizationId: string;
+  endpointId: string;
+  eventId: string;
+  eventType: string;
+  trigger: DeliveryTrigger;
+  redeliveryOf?: string | null;
+  body: string;
+  at: string;
+}): WebhookDelivery {
+  return {
+    id: input.id ?? newId(),
+    organization_id: input.organizationId,
+    endpoint_id: input.endpointId,
+    event_id: input.eventId,
+    event_type: input.eventType,
+    trigger: input.trigger,
+    redelivery_of: input.redeliveryOf ?? null,
+    status: 'pending',
+    attempts: 0,
+    last_http_status: null,
+    last_error: null,
+    body: input.body,
+    next_attempt_at: input.at,
+    created_at: input.at,
+    updated_at: input.at,
+  };
+}
+
+export function deliveryToItem(delivery: WebhookDelivery): Record<string, unknown> {
+  return {
+    ...webhookKeys.delivery(delivery.organization_id, delivery.id),
+    ...webhookKeys.deliveryIndexes(delivery),
+    entity: WEBHOOK_DELIVERY_ENTITY,
+    ...delivery,
+    expires_at: expiresInDays(OTHER_RETENTION_DAYS, Date.parse(delivery.created_at)),
+  };
+}
+
+export function deliveryFromItem(item: Record<string, unknown>): WebhookDelivery {
+  return {
+    id: item.id as string,
+    organization_id: item.organization_id as string,
+    endpoint_id: item.endpoint_id as string,
+    event_id: item.event_id as string,
+    event_type: item.event_type as string,
+    trigger: (item.trigger as DeliveryTrigger) ?? 'event',
+    redelivery_of: (item.redelivery_of as string | null) ?? null,
+    status: item.status as DeliveryStatus,
+    attempts: Number(item.attempts ?? 0),
+    last_http_status: item.last_http_status === null || item.last_http_status === undefined ? null : Number(item.last_http_status),
+    last_error: (item.last_error as string | null) ?? null,
+    body: item.body as string,
+    next_attempt_at: (item.next_attempt_at as string | null) ?? null,
+    created_at: item.created_at as string,
+    updated_at: item.updated_at as string,
+  };
+}
+
+export function deliveryPut(delivery: WebhookDelivery): TransactItem {
+  return {
+    Put: { TableName: getTableName(), Item: deliveryToItem(delivery), ConditionExpression: 'attribute_not_exists(pk)' },
+  };
+}
+
+/**
+ * Writes a delivery unless one with the same (deterministic) id exists: a retried fanout finds
+ * its earlier delivery and creates nothing. Returns the existing delivery in that case.
+ */
+export async function putDeliveryOnce(delivery: WebhookDelivery): Promise<{ created: true } | { created: false; existing: WebhookDelivery }> {
+  try {
+    await getDocumentClient().send(
+      new PutCommand({
+        TableName: getTableName(),
+        Item: deliveryToItem(delivery),
+        ConditionExpression: 'attribute_not_exists(pk)',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
+    return { created: true };
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException && error.Item) {
+      return { created: false, existing: deliveryFromItem(unmarshall(error.Item as Record<string, AttributeValue>)) };
+    }
+    throw error;
+  }
+}
+
+export async function getDelivery(organizationId: string, deliveryId: string): Promise<WebhookDelivery | undefined> {
+  const result = await getDocumentClient().send(
+    new GetCommand({ TableName: getTableName(), Key: webhookKeys.delivery(organizationId, deliveryId) }),
+  );
+  return result.Item ? deliveryFromItem(result.Item) : undefined;
+}
+
+export type ClaimResult =
+  | { claimed: true; delivery: WebhookDelivery; leaseId: string }
+  | { claimed: false; why: 'missing' | 'final' | 'leased' }
+  | { claimed: false; why: 'early' | 'stale'; delivery: WebhookDelivery };
+
+/**
+ * Takes a short lease on a waiting delivery for one attempt, in one conditional UpdateItem that
+ * also returns it. Duplicate and stale wakes lose the condition, so an attempt runs once however
+ * many messages wake it.
+ */
+export async function claimDelivery(wake: DeliveryWake, leaseMs: number, now = Date.now()): Promise<ClaimResult> {
+  const leaseId = newId();
+  const values: Record<string, unknown> = {
+    ':pending': 'pending',
+    ':now': new Date(now).toISOString(),
+    ':nowMs': now,
+    ':leaseUntil': now + leaseMs,
+    ':leaseId': leaseId,
+  };
+  let condition = '#status = :pending AND next_attempt_at <= :now AND (attribute_not_exists(lease_until) OR lease_until < :nowMs)';
+  if (wake.attempt !== undefined) {
+    condition += ' AND attempts = :attempt';
+    values[':attempt'] = wake.attempt;
+  }
+  try {
+    const result = await getDocumentClient().send(
+      new UpdateCommand({
+        TableName: getTableName(),
+        Key: webhookKeys.delivery(wake.organization_id, wake.delivery_id),
+        UpdateExpression: 'SET lease_until = :leaseUntil, lease_id = :leaseId',
+        ConditionExpression: condition,
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_NEW',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
+    return { claimed: true, delivery: deliveryFromItem(result.Attributes!), leaseId };
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    if (!error.Item) return { claimed: false, why: 'missing' };
+    const item = unmarshall(error.Item as Record<string, AttributeValue>);
+    const delivery = deliveryFromItem(item);
+    if (delivery.status !== 'pending') return { claimed: false, why: 'final' };
+    if (wake.attempt !== undefined && delivery.attempts !== wake.attempt) return { claimed: false, why: 'stale', delivery };
+    if (typeof item.lease_until === 'number' && item.lease_until >= now) return { claimed: false, why: 'leased' };
+    return { claimed: false, why: 'early', delivery };
+  }
+}
+
+export interface AttemptRecord {
+  status: DeliveryStatus;
+  /** Whether an HTTP attempt was made (a skip is not an attempt). */
+  attempted: boolean;
+  lastHttpStatus: number | null;
+  lastError: string | null;
+  /** Set when the delivery waits for another attempt. */
+  nextAttemptAt: string | null;
+}
+
+/**
+ * Writes the outcome of a leased attempt and releases the lease. A final delivery leaves the
+ * waiting indexes and gets its retention (14 days delivered, 30 days others).
+ */
+export async function completeAttempt(delivery: WebhookDelivery, leaseId: string, record: AttemptRecord, now = Date.now()): Promise<WebhookDelivery> {
+  const at = new Date(now).toISOString();
+  const attempts = delivery.attempts + (record.attempted ? 1 : 0);
+  const retentionDays = record.status === 'delivered' ? DELIVERED_RETENTION_DAYS : OTHER_RETENTION_DAYS;
+  const values: Record<string, unknown> = {
+    ':status': record.status,
+    ':attempts': attempts,
+    ':httpStatus': record.attempted ? record.lastHttpStatus : delivery.last_http_status,
+    ':error': record.lastError,
+    ':at': at,
+    ':next': record.nextAttemptAt,
+    ':leaseId': leaseId,
+    ':expires': record.status === 'pending' ? expiresInDays(OTHER_RETENTION_DAYS, Date.parse(delivery.created_at)) : expiresInDays(retentionDays, now),
+  };
+  const sets = [
+    '#status = :status',
+    'attempts = :attempts',
+    'last_http_status = :httpStatus',
+    'last_error = :error',
+    'updated_at = :at',
+    'next_attempt_at = :next',
+    'expires_at = :expires',
+  ];
+  let update: string;
+  if (record.nextAttemptAt) {
+    const indexes = webhookKeys.deliveryIndexes({ ...delivery, next_attempt_at: record.nextAttemptAt });
+    values[':gsi2sk'] = indexes.gsi2sk;
+    values[':gsi4sk'] = indexes.gsi4sk;
+    update = `SET ${[...sets, 'gsi2sk = :gsi2sk', 'gsi4sk = :gsi4sk'].join(', ')} REMOVE lease_until, lease_id`;
+  } else {
+    update = `SET ${sets.join(', ')} REMOVE lease_until, lease_id, gsi2pk, gsi2sk, gsi4pk, gsi4sk`;
+  }
+  await getDocumentClient().send(
+    new UpdateCommand({
+      TableName: getTableName(),
+      Key: webhookKeys.delivery(delivery.organization_id, delivery.id),
+      UpdateExpression: update,
+      ConditionExpression: 'lease_id = :leaseId',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: values,
+    }),
+  );
+  return {
+    ...delivery,
+    status: record.status,
+    attempts,
+    last_http_status: values[':httpStatus'] as number | null,
+    last_error: record.lastError,
+    next_attempt_at: record.nextAttemptAt,
+    updated_at: at,
+  };
+}
+
+/** Marks a waiting delivery skipped unless an attempt holds it right now (that attempt decides). */
+export async function skipWaitingDelivery(key: { pk: string; sk: string }, reason: string, now = Date.now()): Promise<boolean> {
+  const at = new Date(now).toISOString();
+  try {
+    await getDocumentClient().send(
+      new UpdateCommand({
+        TableName: getTableName(),
+        Key: key,
+        UpdateExpression:
+          'SET #status = :skipped, last_error = :reason, updated_at = :at, next_attempt_at = :null REMOVE gsi2pk, gsi2sk, gsi4pk, gsi4sk',
+        ConditionExpression: '#status = :pending AND (attribute_not_exists(lease_until) OR lease_until < :nowMs)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':skipped': 'skipped', ':pending': 'pending', ':reason': reason, ':at': at, ':null': null, ':nowMs': now },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+/** Keys of the endpoint's waiting deliveries (its sparse gsi2 partition). */
+export async function waitingDeliveryKeys(organizationId: string, endpointId: string): Promise<Array<{ pk: string; sk: string }>> {
+  const found: Array<{ pk: string; sk: string }> = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await getDocumentClient().send(
+      new QueryCommand({
+        TableName: getTableName(),
+        IndexName: 'gsi2',
+        KeyConditionExpression: 'gsi2pk = :pk',
+        ExpressionAttributeValues: { ':pk': webhookKeys.waitingDeliveriesOfEndpoint(organizationId, endpointId) },
+        ProjectionExpression: 'pk, sk',
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of page.Items ?? []) found.push({ pk: item.pk as string, sk: item.sk as string });
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return found;
+}
+
+/** One page of an endpoint's delivery log, newest first, and the total number of deliveries. */
+export async function listEndpointDeliveries(
+  organizationId: string,
+  endpointId: string,
+  paging: { limit: number; offset: number },
+): Promise<{ data: WebhookDelivery[]; count: number }> {
+  const client = getDocumentClient();
+  const partition = webhookKeys.deliveriesOfEndpoint(organizationId, endpointId);
+  const base = {
+    TableName: getTableName(),
+    IndexName: 'gsi1',
+    KeyConditionExpression: 'gsi1pk = :pk',
+    ExpressionAttributeValues: { ':pk': partition },
+  };
+  const countAll = async () => {
+    let count = 0;
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await client.send(new QueryCommand({ ...base, Select: 'COUNT', ExclusiveStartKey: startKey }));
+      count += page.Count ?? 0;
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return count;
+  };
+  const readPage = async () => {
+    const deliveries: WebhookDelivery[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    let toSkip = paging.offset;
+    while (toSkip > 0) {
+      const skipped = await client.send(
+        new QueryCommand({
+          ...base,
+          ScanIndexForward: false,
+          ProjectionExpression: 'pk, sk, gsi1pk, gsi1sk',
+          Limit: Math.min(toSkip, 10_000),
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      toSkip -= skipped.Items?.length ?? 0;
+      startKey = skipped.LastEvaluatedKey;
+      if (!startKey) return deliveries;
+    }
+    while (deliveries.length < paging.limit) {
+      const page = await client.send(
+        new QueryCommand({ ...base, ScanIndexForward: false, Limit: paging.limit - deliveries.length, ExclusiveStartKey: startKey }),
+      );
+      deliveries.push(...(page.Items ?? []).map(deliveryFromItem));
+      startKey = page.LastEvaluatedKey;
+      if (!startKey) break;
+    }
+    return deliveries;
+  };
+  const [data, count] = await Promise.all([readPage(), countAll()]);
+  return { data, count };
+}
+
+/** Waiting deliveries due by `now`, over all organizations (gsi4 shards), as full items. */
+export async function dueDeliveries(now = Date.now()): Promise<WebhookDelivery[]> {
+  const client = getDocumentClient();
+  const tableName = getTableName();
+  const bound = `${new Date(now).toISOString()}$`; // '$' sorts after the '#' separator
+  const keyLists = await Promise.all(
+    Array.from({ length: DUE_DELIVERY_SHARDS }, async (_, shard) => {
+      const found: Array<{ pk: string; sk: string }> = [];
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        const page = await client.send(
+          new QueryCommand({
+            TableName: tableName,
+            IndexName: 'gsi4',
+            KeyConditionExpression: 'gsi4pk = :pk AND gsi4sk < :bound',
+            ExpressionAttributeValues: { ':pk': webhookKeys.dueDeliveries(shard), ':bound': bound },
+            ExclusiveStartKey: startKey,
+          }),
+        );
+        for (const item of page.Items ?? []) found.push({ pk: item.pk as string, sk: item.sk as string });
+        startKey = page.LastEvaluatedKey;
+      } while (startKey);
+      return found;
+    }),
+  );
+  const keysToRead = keyLists.flat();
+  const deliveries: WebhookDelivery[] = [];
+  for (let start = 0; start < keysToRead.length; start += 100) {
+    let pending: Record<string, unknown>[] = keysToRead.slice(start, start + 100);
+    for (let attempt = 0; pending.length > 0 && attempt < 5; attempt++) {
+      const result = await client.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending } } }));
+      deliveries.push(...(result.Responses?.[tableName] ?? []).map(deliveryFromItem));
+      pending = (result.UnprocessedKeys?.[tableName]?.Keys as Record<string, unknown>[] | undefined) ?? [];
+    }
+  }
+  return deliveries.filter((delivery) => delivery.status === 'pending');
+}

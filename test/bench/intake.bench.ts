@@ -1,0 +1,98 @@
+/**
+ * Lead intake benchmark (not part of `npm test`): `npx tsx test/bench/intake.bench.ts`.
+ * Starts DynamoDB Local and the local runtime on free ports, creates intake endpoints, then posts
+ * new leads through real HTTP to both intake addresses and reports accepted leads per second,
+ * p50/p99 latency and DynamoDB round trips per accepted lead; then the same for replays, next to
+ * DynamoDB Local's raw GetItem latency measured in the same run as the baseline.
+ */
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { runCli } from '../../admin/cli';
+import { startRuntime } from '../../local/runtime';
+import { dynamoRoundTrips, getDocumentClient, getTableName } from '../../shared/storage/dynamo-client';
+import { keys } from '../../shared/storage/keys';
+import { freePort } from '../support/free-port';
+import { measure, report } from './bench-support';
+
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 600);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
+/** Spec §8 allows 300 requests per 10 minutes per endpoint: each takes this many new leads and as many replays. */
+const PER_ENDPOINT = 140;
+
+async function admin(...args: string[]) {
+  const result = await runCli(args);
+  if (result.exitCode !== 0) throw new Error(result.stderr);
+  return JSON.parse(result.stdout!);
+}
+
+async function main() {
+  process.env.LOG_LEVEL = 'SILENT';
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+  const runtime = await startRuntime({
+    port: 0, intakeDirectPort: await freePort(), tableName: 'bench-intake', dynamoDbPort: await freePort(), events: false,
+  } as Parameters<typeof startRuntime>[0]);
+  try {
+    const { organization_id } = await admin('org', 'create', '--name', 'Bench');
+    await admin('user', 'create', '--org', organization_id, '--name', 'Admin', '--email', 'admin@bench.example', '--role', 'admin');
+    const endpointsNeeded = Math.ceil(REQUESTS / PER_ENDPOINT);
+    if (endpointsNeeded > 20) throw new Error(`BENCH_REQUESTS=${REQUESTS} needs ${endpointsNeeded} endpoints; at most 20 per organization`);
+    const tokens: string[] = [];
+    for (let index = 0; index < endpointsNeeded; index++) {
+      const { token } = await admin('intake', 'create', '--org', organization_id, '--name', `Form ${index}`, '--tags', 'bench');
+      tokens.push(token);
+      // Opens the endpoint's rate window, so the measured requests are the steady state.
+      await fetch(`${runtime.intakeUrl}/hooks/leads/${token}`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+    }
+    // The engine's own speed on this machine in this run, for reading the numbers below.
+    const client = getDocumentClient();
+    const raw = await measure('DynamoDB Local GetItem', REQUESTS, CONCURRENCY, async () => {
+      await client.send(new GetCommand({ TableName: getTableName(), Key: keys.organization(organization_id) }));
+    });
+
+    let next = 0;
+    const tokenFor = (index: number) => tokens[Math.floor(index / PER_ENDPOINT)];
+    const bodyFor = (index: number) =>
+      JSON.stringify({
+        'your-name': `Bench Person ${index}`, 'your-tel': `050-${String(1_000_000 + index).slice(-7)}`, 'your-email': `bench${index}@example.com`,
+        'your-message': 'Please call me about a mortgage', utm_source: 'bench', 'Preferred bank': 'Leumi', 'g-recaptcha-response': 'x'.repeat(400),
+      });
+    const post = async (index: number, body: string, expectReplay: boolean) => {
+      // Alternate the two addresses: {intake_url}/hooks/leads/<token> and {intake_direct_url}/<token>.
+      const token = tokenFor(index);
+      const url = index % 2 === 0 ? `${runtime.intakeUrl}/hooks/leads/${token}` : `${runtime.intakeDirectUrl}/${token}`;
+      const response = await fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+      const result = (await response.json()) as { ok?: boolean; created?: boolean };
+      const replayed = response.headers.get('idempotent-replayed') === 'true';
+      if (response.status !== 200 || !result.ok || replayed !== expectReplay) {
+        throw new Error(`intake answered ${response.status} ${JSON.stringify(result)} (replayed: ${replayed})`);
+      }
+    };
+
+    const beforeAccepted = dynamoRoundTrips();
+    const accepted = await measure('intake: new lead accepted', REQUESTS, CONCURRENCY, async () => {
+      const index = next++;
+      await post(index, bodyFor(index), false);
+    });
+    const acceptedTrips = (dynamoRoundTrips() - beforeAccepted) / REQUESTS;
+
+    next = 0;
+    const beforeReplayed = dynamoRoundTrips();
+    const replayed = await measure('intake: identical replay', REQUESTS, CONCURRENCY, async () => {
+      const index = next++;
+      // The same body to the same endpoint within 10 minutes: the stored result, no new lead.
+      await post(index, bodyFor(index), true);
+    });
+    const replayTrips = (dynamoRoundTrips() - beforeReplayed) / REQUESTS;
+
+    console.log(`${REQUESTS} requests per measurement, concurrency ${CONCURRENCY}, ${tokens.length} endpoints, duplicate mode flag, both addresses alternating`);
+    console.log(report(raw));
+    console.log(`${report(accepted)}   ${acceptedTrips.toFixed(2)} DynamoDB round trips per accepted lead`);
+    console.log(`${report(replayed)}   ${replayTrips.toFixed(2)} DynamoDB round trips per replay`);
+  } finally {
+    await runtime.stop();
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

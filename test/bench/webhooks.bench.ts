@@ -1,0 +1,123 @@
+/**
+ * Webhooks benchmark (not part of `npm test`): `npx tsx test/bench/webhooks.bench.ts`.
+ * Starts DynamoDB Local, the SQS server and the local runtime (stream poller, delivery worker) on
+ * free ports, subscribes a loopback receiver, writes leads through the API and measures:
+ * - events per second from lead writes to the receiver (first write sent → last delivery received),
+ * - latency from a write (its 201) to the first delivery attempt at the receiver, p50 and p99.
+ * Settings: BENCH_EVENTS (default 300), BENCH_CONCURRENCY (8), BENCH_ENDPOINTS (1).
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { runCli } from '../../admin/cli';
+import { startRuntime } from '../../local/runtime';
+import { dynamoRoundTrips } from '../../shared/storage/dynamo-client';
+import { freePort } from '../support/free-port';
+import { percentile } from './bench-support';
+
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 300);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
+const ENDPOINTS = Number(process.env.BENCH_ENDPOINTS ?? 1);
+const REQUESTS_PER_KEY = 55; // the API allows 60 a minute per key
+
+async function admin(...args: string[]) {
+  const result = await runCli(args);
+  if (result.exitCode !== 0) throw new Error(result.stderr);
+  return JSON.parse(result.stdout!);
+}
+
+async function main() {
+  process.env.LOG_LEVEL = 'SILENT';
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+  process.env.WEBHOOKS_ALLOW_INSECURE = '1';
+
+  // The receiver: notes when the first attempt for each (lead, endpoint) arrives.
+  const firstAttemptAt = new Map<string, number>();
+  let received = 0;
+  let allReceived: () => void = () => undefined;
+  const done = new Promise<void>((resolve) => (allReceived = resolve));
+  const receiver = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const at = performance.now();
+      response.end('ok');
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      const key = `${body.data.id}|${request.url}`;
+      if (!firstAttemptAt.has(key)) {
+        firstAttemptAt.set(key, at);
+        received += 1;
+        if (received === EVENTS * ENDPOINTS) allReceived();
+      }
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', () => resolve()));
+  const receiverPort = (receiver.address() as AddressInfo).port;
+
+  const runtime = await startRuntime({
+    port: 0,
+    intakeDirectPort: await freePort(),
+    tableName: 'bench-webhooks',
+    dynamoDbPort: await freePort(),
+  });
+  try {
+    const { organization_id } = await admin('org', 'create', '--name', 'Webhooks bench');
+    const { user_id } = await admin('user', 'create', '--org', organization_id, '--name', 'Bench', '--email', 'bench@example.com', '--role', 'admin');
+    const apiKeys: string[] = [];
+    for (let index = 0; index < Math.ceil((EVENTS + ENDPOINTS + 5) / REQUESTS_PER_KEY); index++) {
+      apiKeys.push((await admin('key', 'create', '--org', organization_id, '--user', user_id, '--permissions', 'admin')).api_key);
+    }
+    let used = 0;
+    const nextKey = () => apiKeys[Math.floor(used++ / REQUESTS_PER_KEY)];
+    const call = async (method: string, path: string, body: unknown) => {
+      const response = await fetch(`${runtime.baseUrl}${path}`, {
+        method,
+        headers: { 'x-api-key': nextKey(), 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      const parsed = (await response.json()) as { id: string };
+      if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(parsed)}`);
+      return parsed;
+    };
+    for (let index = 0; index < ENDPOINTS; index++) {
+      await call('POST', '/webhooks', { url: `http://127.0.0.1:${receiverPort}/hook-${index}`, events: ['lead.created'] });
+    }
+
+    const writtenAt = new Map<string, number>();
+    const tripsBefore = dynamoRoundTrips();
+    let next = 0;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (next < EVENTS) {
+          const index = next++;
+          const lead = await call('POST', '/leads', { first_name: `Bench ${index}`, phone: '050-000-0000' });
+          writtenAt.set(lead.id, performance.now());
+        }
+      }),
+    );
+    const writesSeconds = (performance.now() - started) / 1000;
+    const timeout = setTimeout(() => allReceived(), 120_000);
+    await done;
+    clearTimeout(timeout);
+    const lastReceived = Math.max(...firstAttemptAt.values());
+    const seconds = (lastReceived - started) / 1000;
+
+    const latencies = [...firstAttemptAt.entries()]
+      .map(([key, at]) => at - (writtenAt.get(key.split('|')[0]) ?? at))
+      .sort((a, b) => a - b);
+    const deliveries = firstAttemptAt.size;
+    console.log(`webhooks: ${EVENTS} lead writes at concurrency ${CONCURRENCY}, ${ENDPOINTS} endpoint(s), ${deliveries}/${EVENTS * ENDPOINTS} deliveries received`);
+    console.log(`  API writes                 ${(EVENTS / writesSeconds).toFixed(1).padStart(8)} writes/s`);
+    console.log(`  events to receiver         ${(deliveries / seconds).toFixed(1).padStart(8)} events/s   (first write sent → last delivery received: ${seconds.toFixed(2)} s)`);
+    console.log(`  write → first attempt      p50 ${percentile(latencies, 0.5).toFixed(1).padStart(7)} ms   p99 ${percentile(latencies, 0.99).toFixed(1).padStart(7)} ms   max ${latencies[latencies.length - 1]?.toFixed(1)} ms`);
+    console.log(`  DynamoDB round trips       ${((dynamoRoundTrips() - tripsBefore) / EVENTS).toFixed(1)} per event (API write + fanout + delivery, this process)`);
+  } finally {
+    await runtime.stop();
+    await new Promise<void>((resolve) => receiver.close(() => resolve()));
+  }
+}
+
+main().catch((error: Error) => {
+  console.error(error.stack ?? error.message);
+  process.exit(1);
+});

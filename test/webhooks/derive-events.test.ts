@@ -1,0 +1,305 @@
+import type { DynamoDBRecord } from 'aws-lambda';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import { endpointWantsEvent } from '../../functions/stream-fanout/fan-out-change';
+import { toLambdaRecord } from '../../local/stream-poller';
+import { revokedApiKey } from '../../shared/events/api-key-revocation';
+import { deriveEvents, EVENT_RULES } from '../../shared/events/derive-events';
+import { EVENT_CATALOG } from '../../shared/events/event-catalog';
+import { LEAD_SNAPSHOT_FIELDS } from '../../shared/events/lead-event-rules';
+import { streamChangeFromRecord, type Item, type StreamChange } from '../../shared/events/stream-change';
+import type { WebhookEndpoint } from '../../shared/webhooks/webhook-endpoint.repository';
+
+const ORG = '0190a5a0-0000-7000-8000-000000000001';
+const LEAD = '0190a5a0-0000-7000-8000-0000000000aa';
+const USER_A = '0190a5a0-0000-7000-8000-00000000000a';
+const USER_B = '0190a5a0-0000-7000-8000-00000000000b';
+
+/** A lead item as the repository stores it: domain fields plus keys and internal attributes. */
+function leadItem(overrides: Item = {}): Item {
+  return {
+    pk: `ORG#${ORG}#LEAD#${LEAD}`,
+    sk: 'LEAD',
+    gsi1pk: `ORG#${ORG}#LEADS`,
+    gsi1sk: `2025-01-01T10:00:00.000Z#${LEAD}`,
+    entity: 'lead',
+    id: LEAD,
+    organization_id: ORG,
+    lead_number: '7',
+    first_name: 'Dana',
+    last_name: 'Cohen',
+    phone: '050-123-4567',
+    email: 'dana@example.com',
+    status: 'new',
+    status_custom: null,
+    source: 'website',
+    assigned_to: null,
+    converted_to_mortgage_file_id: null,
+    notes: 'private note',
+    tags: ['vip'],
+    required_amount: 1_200_000,
+    total_income: 30_000,
+    custom_fields: { id_number: '123456789' },
+    created_by: USER_A,
+    created_at: '2025-01-01T10:00:00.000Z',
+    updated_at: '2025-01-01T10:00:00.000Z',
+    phone_e164: '+972501234567',
+    email_lower: 'dana@example.com',
+    search_text: 'dana cohen\u0001050-123-4567',
+    status_is_converted: false,
+    ...overrides,
+  };
+}
+
+let sequence = 0;
+function change(kind: StreamChange['kind'], before?: Item, after?: Item): StreamChange {
+  sequence += 1;
+  return { recordId: `record-${sequence}`, kind, before, after, recordedAt: new Date('2025-01-01T12:00:00Z') };
+}
+
+const updated = (changes: Item) => change('updated', leadItem(), leadItem({ ...changes, updated_at: '2025-01-01T11:00:00.000Z' }));
+const types = (events: ReturnType<typeof deriveEvents>) => events.map((event) => event.type);
+
+describe('spec §6 lead events from old and new images', () => {
+  test('spec §6: lead.created from an insert, with no changes and a snapshot of exactly the lead snapshot fields', () => {
+    const [event, ...rest] = deriveEvents(change('created', undefined, leadItem()));
+    expect(rest).toEqual([]);
+    expect(event.type).toBe('lead.created');
+    expect(event.organizationId).toBe(ORG);
+    expect(event.body).toEqual({
+      id: event.id,
+      type: 'lead.created',
+      created_at: '2025-01-01T10:00:00.000Z',
+      data: {
+        object: 'lead',
+        id: LEAD,
+        changes: {},
+        lead: {
+          id: LEAD,
+          lead_number: '7',
+          first_name: 'Dana',
+          last_name: 'Cohen',
+          phone: '050-123-4567',
+          email: 'dana@example.com',
+          status: 'new',
+          status_custom: null,
+          source: 'website',
+          assigned_to: null,
+          converted_to_mortgage_file_id: null,
+          created_at: '2025-01-01T10:00:00.000Z',
+        },
+      },
+    });
+  });
+
+  test('spec §6: snapshots never carry internal attributes, notes, amounts or custom fields (id numbers)', () => {
+    const [event] = deriveEvents(change('created', undefined, leadItem()));
+    expect(Object.keys(event.body.data.lead as object).sort()).toEqual([...LEAD_SNAPSHOT_FIELDS].sort());
+    const text = JSON.stringify(event.body);
+    for (const hidden of ['search_text', 'phone_e164', 'status_is_converted', 'gsi1pk', 'private note', '123456789', '1200000', 'organization_id']) {
+      expect(text).not.toContain(hidden);
+    }
+  });
+
+  test('spec §3, §6: lead.status_changed when the status changes, with {from, to}', () => {
+    const events = deriveEvents(updated({ status: 'contacted' }));
+    expect(types(events)).toEqual(['lead.status_changed']);
+    expect(events[0].body.data.changes).toEqual({ status: { from: 'new', to: 'contacted' } });
+    expect(events[0].body.created_at).toBe('2025-01-01T11:00:00.000Z');
+    expect((events[0].body.data.lead as Item).status).toBe('contacted');
+  });
+
+  test('spec §6: lead.status_changed also between two custom statuses', () => {
+    const events = deriveEvents(change('updated', leadItem({ status: 'vip_review' }), leadItem({ status: 'vip_signed' })));
+    expect(types(events)).toEqual(['lead.status_changed']);
+    expect(events[0].body.data.changes).toEqual({ status: { from: 'vip_review', to: 'vip_signed' } });
+  });
+
+  test('spec §6: lead.assigned when assigned, reassigned and unassigned', () => {
+    const assigned = deriveEvents(change('updated', leadItem(), leadItem({ assigned_to: USER_A })));
+    const reassigned = deriveEvents(change('updated', leadItem({ assigned_to: USER_A }), leadItem({ assigned_to: USER_B })));
+    const unassigned = deriveEvents(change('updated', leadItem({ assigned_to: USER_B }), leadItem({ assigned_to: null })));
+    expect([types(assigned), types(reassigned), types(unassigned)]).toEqual([['lead.assigned'], ['lead.assigned'], ['lead.assigned']]);
+    expect(reassigned[0].body.data.changes).toEqual({ assigned_to: { from: USER_A, to: USER_B } });
+    expect(unassigned[0].body.data.changes).toEqual({ assigned_to: { from: USER_B, to: null } });
+  });
+
+  test('spec §3, §6: lead.converted when the status becomes the organization\'s converted status (with lead.status_changed)', () => {
+    const events = deriveEvents(updated({ status: 'converted', status_is_converted: true }));
+    expect(types(events)).toEqual(['lead.status_changed', 'lead.converted']);
+    // Moving between two converted statuses is no new conversion.
+    const again = deriveEvents(
+      change('updated', leadItem({ status: 'converted', status_is_converted: true }), leadItem({ status: 'won', status_is_converted: true })),
+    );
+    expect(types(again)).toEqual(['lead.status_changed']);
+  });
+
+  test('spec §6: lead.deleted from a remove, with the last snapshot and no changes; its time is the record time', () => {
+    const events = deriveEvents(change('deleted', leadItem({ status: 'lost' }), undefined));
+    expect(types(events)).toEqual(['lead.deleted']);
+    expect(events[0].body.data).toMatchObject({ object: 'lead', id: LEAD, changes: {} });
+    expect((events[0].body.data.lead as Item).status).toBe('lost');
+    expect(events[0].occurredAt).toBe('2025-01-01T12:00:00.000Z');
+    expect(events[0].occurredAtIsExact).toBe(false);
+  });
+
+  test('spec §6: one change can give several events, each with its own id and the same changes', () => {
+    const events = deriveEvents(updated({ status: 'contacted', assigned_to: USER_A, first_name: 'Dani' }));
+    expect(types(events)).toEqual(['lead.status_changed', 'lead.assigned']);
+    expect(new Set(events.map((event) => event.id)).size).toBe(2);
+    for (const event of events) {
+      expect(event.body.data.changes).toEqual({
+        status: { from: 'new', to: 'contacted' },
+        assigned_to: { from: null, to: USER_A },
+        first_name: { from: 'Dana', to: 'Dani' },
+      });
+    }
+  });
+
+  test('spec §6: an update of fields without an event (or of internal attributes only) gives none', () => {
+    expect(deriveEvents(updated({ first_name: 'Dani', notes: 'changed' }))).toEqual([]);
+    expect(deriveEvents(updated({ search_text: 'x', tags: ['a', 'b'] }))).toEqual([]);
+    expect(deriveEvents(change('updated', leadItem(), leadItem()))).toEqual([]);
+  });
+
+  test('spec §6: event ids are deterministic per stream record and type (a retried record gives the same ids)', () => {
+    const record = change('updated', leadItem(), leadItem({ status: 'contacted', assigned_to: USER_A }));
+    const first = deriveEvents(record);
+    const second = deriveEvents({ ...record });
+    expect(second.map((event) => event.id)).toEqual(first.map((event) => event.id));
+    for (const event of first) expect(event.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    const other = deriveEvents({ ...record, recordId: 'another-record' });
+    expect(other[0].id).not.toBe(first[0].id);
+  });
+
+  test('spec §6: rows that are not leads (timeline, status history, notifications, write log, counters, keys, webhooks) give no events', () => {
+    const rows: Item[] = [
+      { entity: 'lead_timeline', id: 'a', organization_id: ORG, lead_id: LEAD },
+      { entity: 'lead_status_history', id: 'b', organization_id: ORG, from_status: 'new', to_status: 'contacted' },
+      { entity: 'notification', id: 'c', organization_id: ORG },
+      { entity: 'write_log', id: 'd', organization_id: ORG },
+      { entity: 'lead_counters', total: 3 },
+      { entity: 'api_key', key_id: 'e', organization_id: ORG, revoked: false },
+      { entity: 'webhook_delivery', id: 'f', organization_id: ORG },
+      { pk: 'x', sk: 'y' },
+    ];
+    for (const row of rows) {
+      expect(deriveEvents(change('created', undefined, row))).toEqual([]);
+      expect(deriveEvents(change('updated', row, { ...row, extra: 1 }))).toEqual([]);
+      expect(deriveEvents(change('deleted', row, undefined))).toEqual([]);
+    }
+  });
+
+  test('spec §6: the rule table covers only catalog events, and the catalog lists all 15 events with descriptions', () => {
+    expect(EVENT_CATALOG).toHaveLength(15);
+    const catalogTypes = EVENT_CATALOG.map((entry) => entry.type) as string[];
+    for (const entity of EVENT_RULES) for (const rule of entity.rules) expect(catalogTypes).toContain(rule.type);
+    for (const entry of EVENT_CATALOG) expect(entry.description.length).toBeGreaterThan(5);
+  });
+});
+
+describe('spec §3 key revocation from the key item images', () => {
+  const key = (revoked: boolean): Item => ({ entity: 'api_key', key_id: 'key-1', organization_id: ORG, revoked });
+
+  test('spec §3: revoked turning true, or a key that was not revoked being deleted, names the key', () => {
+    expect(revokedApiKey(change('updated', key(false), key(true)))).toEqual({ organizationId: ORG, keyId: 'key-1' });
+    expect(revokedApiKey(change('deleted', key(false), undefined))).toEqual({ organizationId: ORG, keyId: 'key-1' });
+  });
+
+  test('spec §3: other key changes name nothing', () => {
+    expect(revokedApiKey(change('updated', key(true), key(true)))).toBeUndefined();
+    expect(revokedApiKey(change('updated', key(false), { ...key(false), rate_count: 5 }))).toBeUndefined();
+    expect(revokedApiKey(change('deleted', key(true), undefined))).toBeUndefined();
+    expect(revokedApiKey(change('created', undefined, key(false)))).toBeUndefined();
+    expect(revokedApiKey(change('updated', leadItem(), leadItem({ revoked: true })))).toBeUndefined();
+  });
+});
+
+describe('stream records as Lambda delivers them', () => {
+  test('images in AttributeValue form are unmarshalled; the approximate time is read in seconds', () => {
+    const record: DynamoDBRecord = {
+      eventID: 'abc',
+      eventName: 'MODIFY',
+      dynamodb: {
+        ApproximateCreationDateTime: 1_735_732_800,
+        OldImage: marshall(leadItem(), { removeUndefinedValues: true }) as never,
+        NewImage: marshall(leadItem({ status: 'contacted' }), { removeUndefinedValues: true }) as never,
+        SequenceNumber: '1',
+      },
+    };
+    const parsed = streamChangeFromRecord(record)!;
+    expect(parsed.kind).toBe('updated');
+    expect(parsed.recordId).toBe('abc');
+    expect(parsed.recordedAt.toISOString()).toBe('2025-01-01T12:00:00.000Z');
+    expect(parsed.after?.status).toBe('contacted');
+    expect(parsed.after?.required_amount).toBe(1_200_000);
+    expect(types(deriveEvents(parsed))).toEqual(['lead.status_changed']);
+    expect(streamChangeFromRecord({ eventName: 'INSERT' })).toBeUndefined();
+  });
+
+  test('an attribute that cannot be read is left out instead of failing the record (it would hold up the shard)', () => {
+    const image = { ...marshall(leadItem(), { removeUndefinedValues: true }), broken: {}, unknownType: { Q: 'x' } };
+    const parsed = streamChangeFromRecord({ eventID: 'x', eventName: 'INSERT', dynamodb: { NewImage: image as never } })!;
+    expect(parsed.after).not.toHaveProperty('broken');
+    expect(parsed.after).not.toHaveProperty('unknownType');
+    expect(parsed.after?.status).toBe('new');
+    expect(types(deriveEvents(parsed))).toEqual(['lead.created']);
+  });
+
+  test('local adapter: DynamoDB Local\'s untyped empty maps come out as {"M": {}}, as Lambda delivers them', () => {
+    const record = toLambdaRecord(
+      {
+        eventID: 'e',
+        eventName: 'INSERT',
+        dynamodb: {
+          ApproximateCreationDateTime: new Date('2025-01-01T12:00:00Z'),
+          NewImage: { mapping: {}, nested: { M: { inner: {} } }, list: { L: [{}] }, name: { S: 'x' } } as never,
+          SequenceNumber: '1',
+        },
+      },
+      'arn:stream',
+    );
+    expect(record.dynamodb?.NewImage).toEqual({ mapping: { M: {} }, nested: { M: { inner: { M: {} } } }, list: { L: [{ M: {} }] }, name: { S: 'x' } });
+    expect(streamChangeFromRecord(record)?.after).toEqual({ mapping: {}, nested: { inner: {} }, list: [{}], name: 'x' });
+    expect(record.dynamodb?.ApproximateCreationDateTime).toBeGreaterThanOrEqual(1_735_732_800);
+    expect(record.dynamodb?.ApproximateCreationDateTime).toBeLessThan(1_735_732_860);
+  });
+});
+
+describe('spec §3 which endpoints an event goes to', () => {
+  const endpoint = (overrides: Partial<WebhookEndpoint> = {}): WebhookEndpoint => ({
+    id: 'e1',
+    organization_id: ORG,
+    url: 'https://example.com/hook',
+    events: ['lead.created', 'lead.deleted'],
+    description: null,
+    is_active: true,
+    secret: 'whsec_x',
+    activated_at: '2025-01-01T10:30:00.000Z',
+    disabled_at: null,
+    disabled_reason: null,
+    created_by_key_id: 'k1',
+    consecutive_failures: 0,
+    created_at: '2025-01-01T09:00:00.000Z',
+    updated_at: '2025-01-01T10:30:00.000Z',
+    ...overrides,
+  });
+  const created = (at: string) => deriveEvents(change('created', undefined, leadItem({ created_at: at, updated_at: at })))[0];
+
+  test('spec §3: only active endpoints subscribed to the type get it', () => {
+    const event = created('2025-01-01T11:00:00.000Z');
+    expect(endpointWantsEvent(endpoint(), event)).toBe(true);
+    expect(endpointWantsEvent(endpoint({ is_active: false }), event)).toBe(false);
+    expect(endpointWantsEvent(endpoint({ events: ['lead.deleted'] }), event)).toBe(false);
+  });
+
+  test('spec §3: only events after the endpoint became active (reactivation), to the millisecond when the item says when', () => {
+    expect(endpointWantsEvent(endpoint(), created('2025-01-01T10:29:59.999Z'))).toBe(false);
+    expect(endpointWantsEvent(endpoint(), created('2025-01-01T10:30:00.001Z'))).toBe(true);
+  });
+
+  test('spec §3: a deletion known only to the second counts as after when it falls in the second of activation', () => {
+    const deletion = (seconds: string) => ({ ...deriveEvents(change('deleted', leadItem(), undefined))[0], occurredAt: seconds });
+    expect(endpointWantsEvent(endpoint({ activated_at: '2025-01-01T10:30:00.400Z' }), deletion('2025-01-01T10:30:00.000Z'))).toBe(true);
+    expect(endpointWantsEvent(endpoint({ activated_at: '2025-01-01T10:30:00.400Z' }), deletion('2025-01-01T10:29:59.000Z'))).toBe(false);
+  });
+});
