@@ -1,0 +1,180 @@
+import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { CfnScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { ServiceFunction } from './service-function';
+
+export interface WebhooksProps {
+  /** The service table; it must have a stream (the fanout reads it). */
+  table: ITable;
+}
+
+/**
+ * The receiver timeout is 10 s (spec §8); an attempt leases its delivery for that plus 30 s, so
+ * the function outlives the lease and a timed-out invocation never leaves a lease half-used.
+ */
+const DELIVERY_TIMEOUT = Duration.seconds(60);
+
+/**
+ * Events and outbound webhooks: table stream → fanout → delivery queue → delivery function →
+ * receivers, and EventBridge Scheduler for retry delays longer than SQS's 15-minute maximum.
+ * Pending deliveries live in the table; the queue only wakes the worker.
+ */
+export class Webhooks extends Construct {
+  readonly deliveryQueue: Queue;
+  readonly deliveryDeadLetterQueue: Queue;
+  /** Stream batches the fanout gave up on (after retries and bisection). */
+  readonly streamFailureQueue: Queue;
+  readonly scheduleGroup: CfnScheduleGroup;
+  /** The role EventBridge Scheduler assumes to put a due retry on the delivery queue. */
+  readonly schedulerRole: Role;
+  readonly fanoutFunction: ServiceFunction;
+  readonly deliveryFunction: ServiceFunction;
+  readonly schedulerTargetFunction: ServiceFunction;
+
+  constructor(scope: Construct, id: string, props: WebhooksProps) {
+    super(scope, id);
+    const { table } = props;
+    const stack = Stack.of(this);
+    const tableStreamArn = table.tableStreamArn;
+    if (!tableStreamArn) throw new Error('The webhooks need a table with a stream');
+
+    this.deliveryDeadLetterQueue = new Queue(this, 'DeliveryDeadLetterQueue', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    this.deliveryQueue = new Queue(this, 'DeliveryQueue', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      // AWS recommends at least six times the consumer's timeout, so a message is not handed
+      // to a second worker while the first is still retrying its batch.
+      visibilityTimeout: Duration.seconds(DELIVERY_TIMEOUT.toSeconds() * 6),
+      deadLetterQueue: { queue: this.deliveryDeadLetterQueue, maxReceiveCount: 5 },
+    });
+    this.streamFailureQueue = new Queue(this, 'StreamFailureQueue', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    Validations.of(this.streamFailureQueue).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason:
+        'This queue is itself a dead-letter queue: the on-failure destination of the table stream event source mapping (cdk-nag only recognises queues named in another queue\'s redrive policy).',
+    });
+
+    // Named after the stack so two deployments in one account and region do not collide.
+    this.scheduleGroup = new CfnScheduleGroup(this, 'RetryScheduleGroup', {
+      name: `${stack.stackName}-webhook-retries`,
+    });
+    this.schedulerRole = new Role(this, 'SchedulerRole', {
+      description: 'Assumed by EventBridge Scheduler to put due webhook retries on the delivery queue',
+      // Confused-deputy guard: only schedules of this account's retry group may use the role.
+      assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
+        conditions: {
+          StringEquals: { 'aws:SourceAccount': stack.account },
+          ArnEquals: { 'aws:SourceArn': this.scheduleGroup.attrArn },
+        },
+      }),
+    });
+    this.schedulerRole.addToPolicy(
+      new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.deliveryQueue.queueArn] }),
+    );
+
+    this.fanoutFunction = new ServiceFunction(this, 'StreamFanoutFunction', {
+      functionFolder: 'stream-fanout',
+      description: 'Derives events from table stream records and records one delivery per subscription',
+      timeout: Duration.seconds(60),
+    });
+    this.fanoutFunction.grantTable(table, 'read-write');
+    this.grantEnqueue(this.fanoutFunction);
+    // Scoped to this table's stream; DynamoEventSource would also grant ListStreams on "*".
+    this.fanoutFunction.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'],
+        resources: [tableStreamArn],
+      }),
+    );
+    this.fanoutFunction.addEventSourceMapping('TableStream', {
+      eventSourceArn: tableStreamArn,
+      startingPosition: StartingPosition.LATEST,
+      batchSize: 100,
+      maxBatchingWindow: Duration.seconds(1),
+      reportBatchItemFailures: true,
+      bisectBatchOnError: true,
+      retryAttempts: 5,
+      // Stream records live 24 hours; older ones cannot be read anyway.
+      maxRecordAge: Duration.hours(24),
+      onFailure: new SqsDlq(this.streamFailureQueue),
+    });
+
+    this.deliveryFunction = new ServiceFunction(this, 'WebhookDeliveryFunction', {
+      functionFolder: 'webhook-delivery',
+      description: 'Signs and sends due webhook deliveries and schedules their retries',
+      timeout: DELIVERY_TIMEOUT,
+    });
+    this.deliveryFunction.grantTable(table, 'read-write');
+    this.grantEnqueue(this.deliveryFunction);
+    this.grantScheduling(this.deliveryFunction);
+    this.deliveryFunction.addEventSource(
+      new SqsEventSource(this.deliveryQueue, {
+        // The worker sends a batch concurrently, so ten receivers at 10 s each fit the 60 s timeout.
+        batchSize: 10,
+        reportBatchItemFailures: true,
+      }),
+    );
+
+    // For schedules that target a function instead of the queue: it only puts the wake on the
+    // queue, so it gets the queue and no table access.
+    this.schedulerTargetFunction = new ServiceFunction(this, 'SchedulerTargetFunction', {
+      functionFolder: 'scheduler-target',
+      description: 'Puts the delivery wake of a due one-time schedule on the delivery queue',
+    });
+    this.grantEnqueue(this.schedulerTargetFunction);
+  }
+
+  /** Send on the delivery queue, with the queue URL the configuration reads. */
+  grantEnqueue(fn: ServiceFunction): void {
+    this.deliveryQueue.grantSendMessages(fn);
+    fn.addEnvironment('DELIVERY_QUEUE_URL', this.deliveryQueue.queueUrl);
+  }
+
+  /**
+   * Creating and deleting one-time schedules in the retry group only, and passing the scheduler
+   * role (and no other) to EventBridge Scheduler.
+   */
+  grantScheduling(fn: ServiceFunction): void {
+    const stack = Stack.of(this);
+    const schedulesInGroup = stack.formatArn({
+      service: 'scheduler',
+      resource: 'schedule',
+      resourceName: `${this.scheduleGroup.ref}/*`,
+    });
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['scheduler:CreateSchedule', 'scheduler:DeleteSchedule'],
+        resources: [schedulesInGroup],
+      }),
+    );
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['iam:PassRole'],
+        resources: [this.schedulerRole.roleArn],
+        conditions: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
+      }),
+    );
+    fn.addEnvironment('SCHEDULER_MODE', 'aws');
+    fn.addEnvironment('SCHEDULER_GROUP_NAME', this.scheduleGroup.ref);
+    fn.addEnvironment('SCHEDULER_ROLE_ARN', this.schedulerRole.roleArn);
+    fn.addEnvironment('SCHEDULER_TARGET_ARN', this.deliveryQueue.queueArn);
+    Validations.of(fn).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/<${stack.getLogicalId(this.scheduleGroup)}>/*]`,
+      reason:
+        'Each retry is its own one-time schedule with a generated name, so the function may create and delete any schedule, but only inside the webhook retry group.',
+    });
+  }
+}

@@ -1,0 +1,52 @@
+import { CfnOutput, CrossStackReferences, Fn, ReferenceStrength, Stack, type StackProps } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { Construct } from 'constructs';
+import { ServiceHttpApi } from './constructs/http-api';
+import { LeadIntake } from './constructs/intake';
+import { Webhooks } from './constructs/webhooks';
+
+export interface StatelessStackProps extends StackProps {
+  /** The table of the stateful stack (with its stream). */
+  table: ITable;
+}
+
+/** Everything that can be replaced freely: functions, API, queues, schedules. */
+export class StatelessStack extends Stack {
+  readonly httpApi: ServiceHttpApi;
+  readonly webhooks: Webhooks;
+  readonly intake: LeadIntake;
+
+  constructor(scope: Construct, id: string, props: StatelessStackProps) {
+    super(scope, id, props);
+    const { table } = props;
+    // Exports/imports: CloudFormation then refuses to delete or replace the table stack's
+    // outputs while these functions use them.
+    CrossStackReferences.of(this).consume(ReferenceStrength.STRONG);
+
+    this.webhooks = new Webhooks(this, 'Webhooks', { table });
+    this.httpApi = new ServiceHttpApi(this, 'HttpApi', {
+      table,
+      groupAccess: {
+        // Test pings and redeliveries are enqueued; retries may need a schedule.
+        webhooks: (fn) => {
+          this.webhooks.grantEnqueue(fn);
+          this.webhooks.grantScheduling(fn);
+        },
+      },
+    });
+    this.intake = new LeadIntake(this, 'Intake', { table, httpApi: this.httpApi });
+
+    new CfnOutput(this, 'ApiUrl', { value: this.httpApi.baseUrl, description: '{base_url}' });
+    new CfnOutput(this, 'IntakeUrl', {
+      value: this.httpApi.baseUrl,
+      description: '{intake_url}: forms post to <IntakeUrl>/hooks/leads/<token>',
+    });
+    // The Function URL ends in "/"; {intake_direct_url} is the bare origin, as locally.
+    const directHost = Fn.select(2, Fn.split('/', this.intake.directUrl.url));
+    new CfnOutput(this, 'IntakeDirectUrl', {
+      value: Fn.join('', ['https://', directHost]),
+      description: '{intake_direct_url}: forms post to <IntakeDirectUrl>/<token>; needed for IP allow-lists',
+    });
+    new CfnOutput(this, 'TableName', { value: table.tableName, description: 'The service table (from the stateful stack)' });
+  }
+}
