@@ -4,8 +4,8 @@ module.exports = {
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/test/bench/'],
-  transform: { '^.+\\.(t|j|mj)s$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }] },
-  // @middy/core ships ES modules only; let swc turn it into CommonJS for the test runtime.
+  transform: { '^.+\\.(t|j|mj)s$': '<rootDir>/test/support/esbuild-transform.js' },
+  // @middy/core ships ES modules only; esbuild turns it into CommonJS for the test runtime.
   transformIgnorePatterns: ['/node_modules/(?!(@middy)/)'],
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',

@@ -1,9 +1,9 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { createHash, randomBytes } from 'node:crypto';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { randomBytes } from 'node:crypto';
+import { hashSecret } from '../../shared/auth/api-key';
 import type { SubscriptionStatus } from '../../shared/organizations/organization.repository';
 import { getDocumentClient, getTableName } from '../../shared/storage/dynamo-client';
+import { countInFixedWindow } from '../../shared/storage/fixed-window-counter';
 import { keys } from '../../shared/storage/keys';
 import { intakeEndpointConfigSchema, type IntakeEndpointConfig } from './intake-endpoint.schema';
 
@@ -45,8 +45,9 @@ export function generateSigningSecret(): string {
   return `lisec_${randomBytes(32).toString('base64url')}`;
 }
 
+/** Tokens are stored only as this hash, like API keys. */
 export function hashIntakeToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
+  return hashSecret(token);
 }
 
 export function looksLikeToken(token: string): boolean {
@@ -123,46 +124,8 @@ function tokenFromItem(item: Record<string, unknown>): IntakeTokenRecord {
  * window opens. Undefined when no endpoint has this token.
  */
 export async function countIntakeRequest(tokenHash: string, now = Date.now()): Promise<IntakeTokenRecord | undefined> {
-  const client = getDocumentClient();
-  const key = keys.intakeToken(tokenHash);
-  const cutoff = now - INTAKE_RATE_WINDOW_MS;
-  for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      const result = await client.send(
-        new UpdateCommand({
-          TableName: getTableName(),
-          Key: key,
-          UpdateExpression: 'SET rate_count = rate_count + :one',
-          ConditionExpression: 'attribute_exists(pk) AND rate_window_start > :cutoff',
-          ExpressionAttributeValues: { ':one': 1, ':cutoff': cutoff },
-          ReturnValues: 'ALL_NEW',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
-      return tokenFromItem(result.Attributes!);
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      if (!error.Item) return undefined;
-      const existing = unmarshall(error.Item);
-      if (((existing.rate_window_start as number | undefined) ?? 0) > cutoff) continue; // just opened by another request
-    }
-    try {
-      const opened = await client.send(
-        new UpdateCommand({
-          TableName: getTableName(),
-          Key: key,
-          UpdateExpression: 'SET rate_window_start = :now, rate_count = :one',
-          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(rate_window_start) OR rate_window_start <= :cutoff)',
-          ExpressionAttributeValues: { ':one': 1, ':now': now, ':cutoff': cutoff },
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return tokenFromItem(opened.Attributes!);
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    }
-  }
-  throw new Error('Intake rate window could not be updated');
+  const item = await countInFixedWindow(keys.intakeToken(tokenHash), INTAKE_RATE_WINDOW_MS, now);
+  return item ? tokenFromItem(item) : undefined;
 }
 
 /** The token's endpoint without counting (used to log a refused method). */

@@ -1,8 +1,5 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { ApiError, authServiceError, unauthorized } from '../http/errors';
-import { getDocumentClient, getTableName } from '../storage/dynamo-client';
+import { countInFixedWindow } from '../storage/fixed-window-counter';
 import { keys } from '../storage/keys';
 import { hashSecret } from './api-key';
 
@@ -43,7 +40,7 @@ export async function authenticateApiKey(headerValue: string | undefined, now = 
   const key = keys.apiKey(hashSecret(headerValue.trim()));
   let stored: StoredKey | undefined;
   try {
-    stored = await countInOpenWindow(key, now);
+    stored = (await countInFixedWindow(key, RATE_WINDOW_MS, now)) as StoredKey | undefined;
     if (stored === undefined) return invalidKey();
   } catch (error) {
     if (error instanceof ApiError) throw error;
@@ -74,49 +71,4 @@ export async function authenticateApiKey(headerValue: string | undefined, now = 
 
 function invalidKey(): never {
   throw unauthorized('invalid_api_key', 'The API key does not exist, was revoked or has expired');
-}
-
-/** Returns the key item after counting this request, or undefined when the key does not exist. */
-async function countInOpenWindow(key: { pk: string; sk: string }, now: number): Promise<StoredKey | undefined> {
-  const client = getDocumentClient();
-  const cutoff = now - RATE_WINDOW_MS;
-  for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      const result = await client.send(
-        new UpdateCommand({
-          TableName: getTableName(),
-          Key: key,
-          UpdateExpression: 'SET rate_count = rate_count + :one',
-          ConditionExpression: 'attribute_exists(pk) AND rate_window_start > :cutoff',
-          ExpressionAttributeValues: { ':one': 1, ':cutoff': cutoff },
-          ReturnValues: 'ALL_NEW',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
-      return result.Attributes as StoredKey;
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      if (!error.Item) return undefined;
-      const existing = unmarshall(error.Item) as StoredKey;
-      if ((existing.rate_window_start ?? 0) > cutoff) continue; // another request just opened it
-    }
-    // The window is closed (or never opened): open a new one with this request as its first.
-    try {
-      const opened = await client.send(
-        new UpdateCommand({
-          TableName: getTableName(),
-          Key: key,
-          UpdateExpression: 'SET rate_window_start = :now, rate_count = :one',
-          ConditionExpression:
-            'attribute_exists(pk) AND (attribute_not_exists(rate_window_start) OR rate_window_start <= :cutoff)',
-          ExpressionAttributeValues: { ':one': 1, ':now': now, ':cutoff': cutoff },
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return opened.Attributes as StoredKey;
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    }
-  }
-  throw new Error('Rate window could not be updated');
 }
