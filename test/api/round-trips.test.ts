@@ -9,7 +9,7 @@ let runtime: TestRuntime;
 let tenant: Awaited<ReturnType<TestRuntime['organization']>>;
 
 beforeAll(async () => {
-  runtime = await startTestRuntime({ events: false } as never);
+  runtime = await startTestRuntime({ events: false });
   tenant = await runtime.organization();
   // Open the key's rate window first: the request that opens a window costs one more UpdateItem.
   await runtime.request('GET', '/leads/statuses', { key: tenant.apiKey });

@@ -64,7 +64,7 @@ async function main() {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   const runtime = await startRuntime({
     port: 0, intakeDirectPort: await freePort(), tableName: 'bench', dynamoDbPort: await freePort(), events: false,
-  } as Parameters<typeof startRuntime>[0]);
+  });
   try {
     const { organization_id } = await admin('org', 'create', '--name', 'Bench');
     const { user_id } = await admin('user', 'create', '--org', organization_id, '--name', 'Bench', '--email', 'bench@example.com', '--role', 'member');

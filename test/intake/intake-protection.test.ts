@@ -16,7 +16,7 @@ let runtime: TestRuntime;
 let tenant: Tenant;
 
 beforeAll(async () => {
-  runtime = await startTestRuntime({ events: false } as never);
+  runtime = await startTestRuntime({ events: false });
   tenant = await runtime.organization();
 });
 afterAll(async () => {

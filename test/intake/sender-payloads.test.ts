@@ -11,7 +11,7 @@ let tenant: Tenant;
 let plain: IntakeEndpointCreated;
 
 beforeAll(async () => {
-  runtime = await startTestRuntime({ events: false } as never);
+  runtime = await startTestRuntime({ events: false });
   tenant = await runtime.organization();
   plain = await createIntake(runtime, tenant.organizationId, '--name', 'Website', '--duplicate-mode', 'none', '--tags', 'web');
 });
