@@ -3,10 +3,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { runCli } from '../../admin/cli';
 import { freePort } from '../support/free-port';
 
 const root = path.resolve(__dirname, '../..');
+// The loader `node --import tsx` resolves to, by path, since some tests run from another directory.
+const tsxLoader = pathToFileURL(require.resolve('tsx', { paths: [root] })).href;
 
 interface Started {
   child: ChildProcess;
@@ -14,13 +17,17 @@ interface Started {
   ports: { api: number; direct: number; dynamo: number };
 }
 
-async function startService(options: { cwd?: string; args?: string[]; ports?: Started['ports']; path?: string } = {}): Promise<Started> {
+async function startService(options: { cwd?: string; args?: string[]; ports?: Started['ports']; path?: string; viaNpm?: boolean } = {}): Promise<Started> {
   const ports = options.ports ?? { api: await freePort(), direct: await freePort(), dynamo: await freePort() };
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(ports.api), INTAKE_DIRECT_PORT: String(ports.direct), DYNAMODB_PORT: String(ports.dynamo) };
   if (options.path !== undefined) env.PATH = options.path;
   delete env.DYNAMODB_ENDPOINT;
   delete env.TABLE_NAME;
-  const child = spawn(process.execPath, [path.join(root, 'node_modules/tsx/dist/cli.mjs'), path.join(root, 'local/start.ts'), ...(options.args ?? [])], {
+  // What `npm start` runs, without npm in between, so signals reach the service itself.
+  const command = options.viaNpm
+    ? { file: 'npm', args: ['start', '--', ...(options.args ?? [])] }
+    : { file: process.execPath, args: ['--import', tsxLoader, path.join(root, 'local/start.ts'), ...(options.args ?? [])] };
+  const child = spawn(command.file, command.args, {
     cwd: options.cwd ?? root,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -66,7 +73,8 @@ function portOpen(port: number): Promise<boolean> {
 
 describe('contract: npm start', () => {
   test('prints the ready line with the local URLs, serves the API, and on SIGTERM shuts everything down (DynamoDB Local included)', async () => {
-    const service = await startService({ args: ['--in-memory'] });
+    // Through npm itself: the signal npm receives must reach the service (the script execs node).
+    const service = await startService({ args: ['--in-memory'], viaNpm: true });
     expect(service.ready).toEqual({
       base_url: `http://127.0.0.1:${service.ports.api}`,
       intake_url: `http://127.0.0.1:${service.ports.api}`,
