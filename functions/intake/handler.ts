@@ -27,7 +27,12 @@ export async function handler(event: APIGatewayProxyEventV2): Promise<APIGateway
     if (error instanceof IntakeRejection) {
       rejection = error;
     } else {
-      getLogger().error('intake request failed', { intake_id: trace.endpoint?.intake_id, error_name: (error as Error).name, error: (error as Error).message });
+      // The message may quote submitted values; log the error's name and frames only.
+      getLogger().error('intake request failed', {
+        intake_id: trace.endpoint?.intake_id,
+        error_name: (error as Error).name,
+        frames: (error as Error).stack?.split('\n').slice(1, 8).join('\n'),
+      });
       rejection = rejections.temporary();
     }
     trace.reject(rejection.reason);

@@ -165,7 +165,8 @@ function errorMapper(): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStr
         request.response = toApiGatewayResult({ statusCode: error.status, body: error.toBody(), headers: error.options.headers });
         return;
       }
-      getLogger().error('Unhandled error', { errorName: error?.name, stack: error?.stack });
+      // The message may quote input values; log the error's name and frames only.
+      getLogger().error('Unhandled error', { errorName: error?.name, frames: error?.stack?.split('\n').slice(1, 8).join('\n') });
       request.response = toApiGatewayResult({ statusCode: 500, body: { error: 'Internal server error', status: 500 } });
     },
   };

@@ -31,7 +31,8 @@ export async function startTestRuntime(overrides: Partial<RuntimeOptions> = {}):
   const endpoint = process.env.TEST_DYNAMODB_ENDPOINT;
   if (!endpoint) throw new Error('TEST_DYNAMODB_ENDPOINT is not set: run the tests through jest (npm test)');
   const tableName = `test-${randomUUID()}`;
-  process.env.LOG_LEVEL = 'SILENT';
+  // Quiet unless a test asks for logs (test/api/logging.test.ts reads them).
+  process.env.LOG_LEVEL = process.env.TEST_LOG_LEVEL ?? 'SILENT';
   const runtime = await startRuntime({
     port: 0,
     intakeDirectPort: await freePort(),
