@@ -19,6 +19,7 @@ import {
 import { getUser, userToItem, type UserRole } from '../shared/organizations/user.repository';
 import { getDocumentClient, getTableName } from '../shared/storage/dynamo-client';
 import { keys } from '../shared/storage/keys';
+import { itemKeyOf, queryAll } from '../shared/storage/paginated-requests';
 import { AdminInputError } from './admin-error';
 
 async function requireOrganization(organizationId: string): Promise<Organization> {
@@ -70,31 +71,24 @@ export async function setSubscription(organizationId: string, status: string) {
       ExpressionAttributeValues: { ':status': status },
     }),
   );
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await client.send(
-      new QueryCommand({
+  const keyItems = await queryAll({
+    TableName: getTableName(),
+    IndexName: 'gsi2',
+    KeyConditionExpression: 'gsi2pk = :pk',
+    ExpressionAttributeValues: { ':pk': keys.apiKeysOfOrganization(organizationId) },
+    ProjectionExpression: 'pk, sk',
+  });
+  for (const item of keyItems) {
+    await client.send(
+      new UpdateCommand({
         TableName: getTableName(),
-        IndexName: 'gsi2',
-        KeyConditionExpression: 'gsi2pk = :pk',
-        ExpressionAttributeValues: { ':pk': keys.apiKeysOfOrganization(organizationId) },
-        ProjectionExpression: 'pk, sk',
-        ExclusiveStartKey: startKey,
+        Key: itemKeyOf(item),
+        UpdateExpression: 'SET subscription_status = :status',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':status': status },
       }),
     );
-    for (const item of page.Items ?? []) {
-      await client.send(
-        new UpdateCommand({
-          TableName: getTableName(),
-          Key: { pk: item.pk, sk: item.sk },
-          UpdateExpression: 'SET subscription_status = :status',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':status': status },
-        }),
-      );
-    }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  }
   return { organization_id: organizationId, subscription_status: status as SubscriptionStatus };
 }
 

@@ -4,6 +4,7 @@ import { hashSecret } from '../../shared/auth/api-key';
 import type { SubscriptionStatus } from '../../shared/organizations/organization.repository';
 import { getDocumentClient, getTableName } from '../../shared/storage/dynamo-client';
 import { countInFixedWindow } from '../../shared/storage/fixed-window-counter';
+import { queryAll } from '../../shared/storage/paginated-requests';
 import { keys } from '../../shared/storage/keys';
 import { intakeEndpointConfigSchema, type IntakeEndpointConfig } from './intake-endpoint.schema';
 
@@ -161,20 +162,11 @@ export async function getIntakeEndpoint(intakeId: string): Promise<IntakeEndpoin
 }
 
 export async function listIntakeEndpoints(organizationId: string): Promise<IntakeEndpoint[]> {
-  const endpoints: IntakeEndpoint[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await getDocumentClient().send(
-      new QueryCommand({
-        TableName: getTableName(),
-        IndexName: 'gsi2',
-        KeyConditionExpression: 'gsi2pk = :pk',
-        ExpressionAttributeValues: { ':pk': keys.intakeEndpointsOfOrganization(organizationId) },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    endpoints.push(...(page.Items ?? []).map(endpointFromItem));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return endpoints;
+  const items = await queryAll({
+    TableName: getTableName(),
+    IndexName: 'gsi2',
+    KeyConditionExpression: 'gsi2pk = :pk',
+    ExpressionAttributeValues: { ':pk': keys.intakeEndpointsOfOrganization(organizationId) },
+  });
+  return items.map(endpointFromItem);
 }

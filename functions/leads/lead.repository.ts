@@ -1,7 +1,8 @@
-import { BatchGetCommand, BatchWriteCommand, GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { organizationFromItem, type Organization } from '../../shared/organizations/organization.repository';
 import { getDocumentClient, getTableName } from '../../shared/storage/dynamo-client';
-import { keys } from '../../shared/storage/keys';
+import { keys, type ItemKey } from '../../shared/storage/keys';
+import { batchGetAll, batchWriteAll, itemKeyOf, queryAll, queryOffsetPage } from '../../shared/storage/paginated-requests';
 import { buildSearchText } from '../../shared/http/list-query';
 import { normalizeEmail, normalizePhone } from '../../shared/contact-normalization';
 import { LEAD_RESPONSE_FIELDS, type Lead } from './lead.schema';
@@ -49,18 +50,9 @@ export async function getLeadWithOrganization(
   organizationId: string,
   leadId: string,
 ): Promise<{ lead?: Lead; organization?: Organization }> {
-  const tableName = getTableName();
   const leadKey = keys.lead(organizationId, leadId);
   const orgKey = keys.organization(organizationId);
-  let pending: Record<string, unknown>[] = [leadKey, orgKey];
-  const found: Record<string, unknown>[] = [];
-  for (let attempt = 0; pending.length > 0 && attempt < 5; attempt++) {
-    const result = await getDocumentClient().send(
-      new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true } } }),
-    );
-    found.push(...(result.Responses?.[tableName] ?? []));
-    pending = (result.UnprocessedKeys?.[tableName]?.Keys as Record<string, unknown>[] | undefined) ?? [];
-  }
+  const found = await batchGetAll([leadKey, orgKey], { consistentRead: true });
   const leadItem = found.find((item) => item.pk === leadKey.pk && item.sk === leadKey.sk);
   const orgItem = found.find((item) => item.pk === orgKey.pk && item.sk === orgKey.sk);
   return {
@@ -86,114 +78,56 @@ export async function queryPage(
   offset: number,
   limit: number,
 ): Promise<Lead[]> {
-  const client = getDocumentClient();
-  const base: QueryCommandInput = {
-    TableName: getTableName(),
-    IndexName: indexName,
-    KeyConditionExpression: `${indexName}pk = :pk`,
-    ExpressionAttributeValues: { ':pk': partitionValue },
-    ScanIndexForward: false,
-  };
-  let startKey: Record<string, unknown> | undefined;
-  let toSkip = offset;
-  while (toSkip > 0) {
-    const skipped = await client.send(
-      new QueryCommand({
-        ...base,
-        ProjectionExpression: 'pk, sk, #ik, #is',
-        ExpressionAttributeNames: { '#ik': `${indexName}pk`, '#is': `${indexName}sk` },
-        Limit: Math.min(toSkip, 10_000),
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    toSkip -= skipped.Items?.length ?? 0;
-    startKey = skipped.LastEvaluatedKey;
-    if (!startKey) return [];
-  }
-  const leads: Lead[] = [];
-  while (leads.length < limit) {
-    const page = await client.send(new QueryCommand({ ...base, Limit: limit - leads.length, ExclusiveStartKey: startKey }));
-    leads.push(...(page.Items ?? []).map(leadFromItem));
-    startKey = page.LastEvaluatedKey;
-    if (!startKey) break;
-  }
-  return leads;
+  const items = await queryOffsetPage(
+    {
+      TableName: getTableName(),
+      IndexName: indexName,
+      KeyConditionExpression: `${indexName}pk = :pk`,
+      ExpressionAttributeValues: { ':pk': partitionValue },
+      ScanIndexForward: false,
+    },
+    ['pk', 'sk', `${indexName}pk`, `${indexName}sk`],
+    offset,
+    limit,
+  );
+  return items.map(leadFromItem);
 }
 
 /**
  * Search: reads the organization's search index entries (search text and status only) and keeps
  * the matches. Its cost grows linearly with the number of leads in the organization.
  */
-export async function searchLeadKeys(
-  organizationId: string,
-  term: string,
-  status: string | undefined,
-): Promise<Array<{ pk: string; sk: string }>> {
-  const client = getDocumentClient();
-  const matches: Array<{ pk: string; sk: string }> = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await client.send(
-      new QueryCommand({
-        TableName: getTableName(),
-        IndexName: 'gsi3',
-        KeyConditionExpression: 'gsi3pk = :pk',
-        FilterExpression: status ? 'contains(search_text, :term) AND #status = :status' : 'contains(search_text, :term)',
-        ExpressionAttributeValues: { ':pk': keys.leadCollection(organizationId), ':term': term, ...(status ? { ':status': status } : {}) },
-        ...(status ? { ExpressionAttributeNames: { '#status': 'status' } } : {}),
-        ProjectionExpression: 'pk, sk',
-        ScanIndexForward: false,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of page.Items ?? []) matches.push({ pk: item.pk as string, sk: item.sk as string });
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return matches;
+export async function searchLeadKeys(organizationId: string, term: string, status: string | undefined): Promise<ItemKey[]> {
+  const matches = await queryAll({
+    TableName: getTableName(),
+    IndexName: 'gsi3',
+    KeyConditionExpression: 'gsi3pk = :pk',
+    FilterExpression: status ? 'contains(search_text, :term) AND #status = :status' : 'contains(search_text, :term)',
+    ExpressionAttributeValues: { ':pk': keys.leadCollection(organizationId), ':term': term, ...(status ? { ':status': status } : {}) },
+    ...(status ? { ExpressionAttributeNames: { '#status': 'status' } } : {}),
+    ProjectionExpression: 'pk, sk',
+    ScanIndexForward: false,
+  });
+  return matches.map(itemKeyOf);
 }
 
 /** Full items for keys, in the order given (BatchGetItem, 100 keys a call). */
-export async function getLeadsByKeys(itemKeys: Array<{ pk: string; sk: string }>): Promise<Lead[]> {
-  const tableName = getTableName();
-  const byKey = new Map<string, Lead>();
-  for (let start = 0; start < itemKeys.length; start += 100) {
-    let pending: Record<string, unknown>[] = itemKeys.slice(start, start + 100);
-    for (let attempt = 0; pending.length > 0 && attempt < 5; attempt++) {
-      const result = await getDocumentClient().send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending } } }));
-      for (const item of result.Responses?.[tableName] ?? []) byKey.set(`${item.pk}|${item.sk}`, leadFromItem(item));
-      pending = (result.UnprocessedKeys?.[tableName]?.Keys as Record<string, unknown>[] | undefined) ?? [];
-    }
-  }
+export async function getLeadsByKeys(itemKeys: ItemKey[]): Promise<Lead[]> {
+  const byKey = new Map((await batchGetAll(itemKeys)).map((item) => [`${item.pk}|${item.sk}`, leadFromItem(item)]));
   return itemKeys.flatMap((key) => byKey.get(`${key.pk}|${key.sk}`) ?? []);
 }
 
 /** Keys of the rows kept in the lead's own item collection (status history, timeline). */
-export async function leadCollectionRowKeys(organizationId: string, leadId: string): Promise<Array<{ pk: string; sk: string }>> {
-  const rows: Array<{ pk: string; sk: string }> = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await getDocumentClient().send(
-      new QueryCommand({
-        TableName: getTableName(),
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': keys.lead(organizationId, leadId).pk },
-        ProjectionExpression: 'pk, sk',
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of page.Items ?? []) if (item.sk !== 'LEAD') rows.push({ pk: item.pk as string, sk: item.sk as string });
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return rows;
+export async function leadCollectionRowKeys(organizationId: string, leadId: string): Promise<ItemKey[]> {
+  const rows = await queryAll({
+    TableName: getTableName(),
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': keys.lead(organizationId, leadId).pk },
+    ProjectionExpression: 'pk, sk',
+  });
+  return rows.filter((item) => item.sk !== 'LEAD').map(itemKeyOf);
 }
 
-export async function deleteItems(itemKeys: Array<{ pk: string; sk: string }>): Promise<void> {
-  const tableName = getTableName();
-  for (let start = 0; start < itemKeys.length; start += 25) {
-    let pending = itemKeys.slice(start, start + 25).map((key) => ({ DeleteRequest: { Key: key } }));
-    for (let attempt = 0; pending.length > 0 && attempt < 5; attempt++) {
-      const result = await getDocumentClient().send(new BatchWriteCommand({ RequestItems: { [tableName]: pending } }));
-      pending = (result.UnprocessedItems?.[tableName] as typeof pending | undefined) ?? [];
-    }
-  }
+export async function deleteItems(itemKeys: ItemKey[]): Promise<void> {
+  await batchWriteAll(itemKeys.map((Key) => ({ DeleteRequest: { Key } })));
 }

@@ -1,10 +1,11 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { newId } from '../ids';
 import { getDocumentClient, getTableName } from '../storage/dynamo-client';
-import { DUE_DELIVERY_SHARDS, expiresInDays, webhookKeys } from '../storage/keys';
+import { DUE_DELIVERY_SHARDS, expiresInDays, webhookKeys, type ItemKey } from '../storage/keys';
+import { batchGetAll, countAll, itemKeyOf, queryAll, queryOffsetPage } from '../storage/paginated-requests';
 import type { TransactItem } from '../storage/transactions';
 
 export const WEBHOOK_DELIVERY_ENTITY = 'webhook_delivery';
@@ -293,24 +294,15 @@ export async function skipWaitingDelivery(key: { pk: string; sk: string }, reaso
 }
 
 /** Keys of the endpoint's waiting deliveries (its sparse gsi2 partition). */
-export async function waitingDeliveryKeys(organizationId: string, endpointId: string): Promise<Array<{ pk: string; sk: string }>> {
-  const found: Array<{ pk: string; sk: string }> = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await getDocumentClient().send(
-      new QueryCommand({
-        TableName: getTableName(),
-        IndexName: 'gsi2',
-        KeyConditionExpression: 'gsi2pk = :pk',
-        ExpressionAttributeValues: { ':pk': webhookKeys.waitingDeliveriesOfEndpoint(organizationId, endpointId) },
-        ProjectionExpression: 'pk, sk',
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of page.Items ?? []) found.push({ pk: item.pk as string, sk: item.sk as string });
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return found;
+export async function waitingDeliveryKeys(organizationId: string, endpointId: string): Promise<ItemKey[]> {
+  const items = await queryAll({
+    TableName: getTableName(),
+    IndexName: 'gsi2',
+    KeyConditionExpression: 'gsi2pk = :pk',
+    ExpressionAttributeValues: { ':pk': webhookKeys.waitingDeliveriesOfEndpoint(organizationId, endpointId) },
+    ProjectionExpression: 'pk, sk',
+  });
+  return items.map(itemKeyOf);
 }
 
 /** One page of an endpoint's delivery log, newest first, and the total number of deliveries. */
@@ -319,90 +311,32 @@ export async function listEndpointDeliveries(
   endpointId: string,
   paging: { limit: number; offset: number },
 ): Promise<{ data: WebhookDelivery[]; count: number }> {
-  const client = getDocumentClient();
-  const partition = webhookKeys.deliveriesOfEndpoint(organizationId, endpointId);
   const base = {
     TableName: getTableName(),
     IndexName: 'gsi1',
     KeyConditionExpression: 'gsi1pk = :pk',
-    ExpressionAttributeValues: { ':pk': partition },
+    ExpressionAttributeValues: { ':pk': webhookKeys.deliveriesOfEndpoint(organizationId, endpointId) },
   };
-  const countAll = async () => {
-    let count = 0;
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await client.send(new QueryCommand({ ...base, Select: 'COUNT', ExclusiveStartKey: startKey }));
-      count += page.Count ?? 0;
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return count;
-  };
-  const readPage = async () => {
-    const deliveries: WebhookDelivery[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    let toSkip = paging.offset;
-    while (toSkip > 0) {
-      const skipped = await client.send(
-        new QueryCommand({
-          ...base,
-          ScanIndexForward: false,
-          ProjectionExpression: 'pk, sk, gsi1pk, gsi1sk',
-          Limit: Math.min(toSkip, 10_000),
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      toSkip -= skipped.Items?.length ?? 0;
-      startKey = skipped.LastEvaluatedKey;
-      if (!startKey) return deliveries;
-    }
-    while (deliveries.length < paging.limit) {
-      const page = await client.send(
-        new QueryCommand({ ...base, ScanIndexForward: false, Limit: paging.limit - deliveries.length, ExclusiveStartKey: startKey }),
-      );
-      deliveries.push(...(page.Items ?? []).map(deliveryFromItem));
-      startKey = page.LastEvaluatedKey;
-      if (!startKey) break;
-    }
-    return deliveries;
-  };
-  const [data, count] = await Promise.all([readPage(), countAll()]);
-  return { data, count };
+  const [items, count] = await Promise.all([
+    queryOffsetPage({ ...base, ScanIndexForward: false }, ['pk', 'sk', 'gsi1pk', 'gsi1sk'], paging.offset, paging.limit),
+    countAll(base),
+  ]);
+  return { data: items.map(deliveryFromItem), count };
 }
 
 /** Waiting deliveries due by `now`, over all organizations (gsi4 shards), as full items. */
 export async function dueDeliveries(now = Date.now()): Promise<WebhookDelivery[]> {
-  const client = getDocumentClient();
-  const tableName = getTableName();
   const bound = `${new Date(now).toISOString()}$`; // '$' sorts after the '#' separator
   const keyLists = await Promise.all(
-    Array.from({ length: DUE_DELIVERY_SHARDS }, async (_, shard) => {
-      const found: Array<{ pk: string; sk: string }> = [];
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const page = await client.send(
-          new QueryCommand({
-            TableName: tableName,
-            IndexName: 'gsi4',
-            KeyConditionExpression: 'gsi4pk = :pk AND gsi4sk < :bound',
-            ExpressionAttributeValues: { ':pk': webhookKeys.dueDeliveries(shard), ':bound': bound },
-            ExclusiveStartKey: startKey,
-          }),
-        );
-        for (const item of page.Items ?? []) found.push({ pk: item.pk as string, sk: item.sk as string });
-        startKey = page.LastEvaluatedKey;
-      } while (startKey);
-      return found;
-    }),
+    Array.from({ length: DUE_DELIVERY_SHARDS }, (_, shard) =>
+      queryAll({
+        TableName: getTableName(),
+        IndexName: 'gsi4',
+        KeyConditionExpression: 'gsi4pk = :pk AND gsi4sk < :bound',
+        ExpressionAttributeValues: { ':pk': webhookKeys.dueDeliveries(shard), ':bound': bound },
+      }),
+    ),
   );
-  const keysToRead = keyLists.flat();
-  const deliveries: WebhookDelivery[] = [];
-  for (let start = 0; start < keysToRead.length; start += 100) {
-    let pending: Record<string, unknown>[] = keysToRead.slice(start, start + 100);
-    for (let attempt = 0; pending.length > 0 && attempt < 5; attempt++) {
-      const result = await client.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending } } }));
-      deliveries.push(...(result.Responses?.[tableName] ?? []).map(deliveryFromItem));
-      pending = (result.UnprocessedKeys?.[tableName]?.Keys as Record<string, unknown>[] | undefined) ?? [];
-    }
-  }
+  const deliveries = (await batchGetAll(keyLists.flat().map(itemKeyOf))).map(deliveryFromItem);
   return deliveries.filter((delivery) => delivery.status === 'pending');
 }

@@ -1,8 +1,9 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { EventType } from '../events/event-catalog';
 import { getDocumentClient, getTableName } from '../storage/dynamo-client';
 import { webhookKeys } from '../storage/keys';
+import { queryAll } from '../storage/paginated-requests';
 import type { TransactItem } from '../storage/transactions';
 
 export const WEBHOOK_ENDPOINT_ENTITY = 'webhook_endpoint';
@@ -62,24 +63,16 @@ export async function getEndpoint(organizationId: string, endpointId: string): P
 
 /** All endpoints of the organization, newest first: one Query (there are at most 20). */
 export async function listEndpoints(organizationId: string): Promise<WebhookEndpoint[]> {
-  const endpoints: WebhookEndpoint[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await getDocumentClient().send(
-      new QueryCommand({
-        TableName: getTableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: {
-          ':pk': webhookKeys.endpointsOfOrganization(organizationId),
-          ':prefix': webhookKeys.endpointSortKeyPrefix,
-        },
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    endpoints.push(...(page.Items ?? []).map(endpointFromItem));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  const items = await queryAll({
+    TableName: getTableName(),
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: {
+      ':pk': webhookKeys.endpointsOfOrganization(organizationId),
+      ':prefix': webhookKeys.endpointSortKeyPrefix,
+    },
+    ConsistentRead: true,
+  });
+  const endpoints = items.map(endpointFromItem);
   return endpoints.sort((a, b) => (a.created_at === b.created_at ? b.id.localeCompare(a.id) : b.created_at.localeCompare(a.created_at)));
 }
 
