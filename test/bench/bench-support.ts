@@ -1,4 +1,12 @@
-/** Small helpers shared by the benchmarks: timing, percentiles, bounded concurrency. */
+/** Small helpers shared by the benchmarks: timing, percentiles, bounded concurrency, admin commands. */
+import { runCli } from '../../admin/cli';
+
+/** A `mortgage-admin` command in this process; its JSON output. */
+export async function admin(...args: string[]) {
+  const result = await runCli(args);
+  if (result.exitCode !== 0) throw new Error(result.stderr);
+  return JSON.parse(result.stdout!);
+}
 export interface Measurement {
   name: string;
   requests: number;

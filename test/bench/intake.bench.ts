@@ -6,30 +6,23 @@
  * DynamoDB Local's raw GetItem latency measured in the same run as the baseline.
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { runCli } from '../../admin/cli';
 import { startRuntime } from '../../local/runtime';
 import { dynamoRoundTrips, getDocumentClient, getTableName } from '../../shared/storage/dynamo-client';
 import { keys } from '../../shared/storage/keys';
 import { freePort } from '../support/free-port';
-import { measure, report } from './bench-support';
+import { admin, measure, report } from './bench-support';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 600);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 /** Spec §8 allows 300 requests per 10 minutes per endpoint: each takes this many new leads and as many replays. */
 const PER_ENDPOINT = 140;
 
-async function admin(...args: string[]) {
-  const result = await runCli(args);
-  if (result.exitCode !== 0) throw new Error(result.stderr);
-  return JSON.parse(result.stdout!);
-}
-
 async function main() {
   process.env.LOG_LEVEL = 'SILENT';
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   const runtime = await startRuntime({
     port: 0, intakeDirectPort: await freePort(), tableName: 'bench-intake', dynamoDbPort: await freePort(), events: false,
-  } as Parameters<typeof startRuntime>[0]);
+  });
   try {
     const { organization_id } = await admin('org', 'create', '--name', 'Bench');
     await admin('user', 'create', '--org', organization_id, '--name', 'Admin', '--email', 'admin@bench.example', '--role', 'admin');

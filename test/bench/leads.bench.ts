@@ -5,7 +5,6 @@
  * next to DynamoDB Local's raw GetItem latency measured in the same run as the baseline.
  */
 import { BatchWriteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { runCli } from '../../admin/cli';
 import { leadToItem } from '../../functions/leads/lead.repository';
 import type { Lead } from '../../functions/leads/lead.schema';
 import { startRuntime } from '../../local/runtime';
@@ -13,17 +12,11 @@ import { newId } from '../../shared/ids';
 import { getDocumentClient, getTableName } from '../../shared/storage/dynamo-client';
 import { keys } from '../../shared/storage/keys';
 import { freePort } from '../support/free-port';
-import { measure, report } from './bench-support';
+import { admin, measure, report } from './bench-support';
 
 const LEADS = Number(process.env.BENCH_LEADS ?? 10_000);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 600);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
-
-async function admin(...args: string[]) {
-  const result = await runCli(args);
-  if (result.exitCode !== 0) throw new Error(result.stderr);
-  return JSON.parse(result.stdout!);
-}
 
 async function fillOrganization(organizationId: string): Promise<string[]> {
   const client = getDocumentClient();

@@ -8,22 +8,15 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { runCli } from '../../admin/cli';
 import { startRuntime } from '../../local/runtime';
 import { dynamoRoundTrips } from '../../shared/storage/dynamo-client';
 import { freePort } from '../support/free-port';
-import { percentile } from './bench-support';
+import { admin, percentile } from './bench-support';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 300);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const ENDPOINTS = Number(process.env.BENCH_ENDPOINTS ?? 1);
 const REQUESTS_PER_KEY = 55; // the API allows 60 a minute per key
-
-async function admin(...args: string[]) {
-  const result = await runCli(args);
-  if (result.exitCode !== 0) throw new Error(result.stderr);
-  return JSON.parse(result.stdout!);
-}
 
 async function main() {
   process.env.LOG_LEVEL = 'SILENT';
