@@ -56,6 +56,8 @@ export const commands: Record<string, Command> = {
   'intake disable': (flags) => intakeAdmin.disableIntake(flags),
   'intake log': (flags) => intakeAdmin.intakeLog(flags),
   seed: async (flags) => {
+    // Checked first, so a missing --aws setting leaves nothing half-created.
+    intakeAdmin.addressBuilder(flags.aws === true);
     const { organization_id } = await admin.createOrganization('Demo Mortgage Advisors');
     const { user_id } = await admin.createUser(organization_id, 'Demo Admin', 'admin@demo.example', 'admin');
     const { key_id, api_key } = await admin.createKey(organization_id, user_id, 'admin');

@@ -62,7 +62,7 @@ export interface IntakeAddresses {
 }
 
 /** `{intake_url}/hooks/leads/<token>` and `{intake_direct_url}/<token>`, locally or as deployed (`--aws`). */
-function addressBuilder(aws: boolean): (token: string) => IntakeAddresses {
+export function addressBuilder(aws: boolean): (token: string) => IntakeAddresses {
   const config = getConfig();
   let base = `http://127.0.0.1:${config.PORT}`;
   let direct = `http://127.0.0.1:${config.INTAKE_DIRECT_PORT}`;

@@ -53,6 +53,18 @@ describe('contract: admin commands against the same database the API uses', () =
     }
   });
 
+  test('seed --aws without the deployed URLs fails before creating anything', async () => {
+    const { getDocumentClient } = await import('../../shared/storage/dynamo-client');
+    const { QueryCommand } = await import('@aws-sdk/lib-dynamodb');
+    const organizations = async () =>
+      (await getDocumentClient().send(new QueryCommand({ TableName: runtime.tableName, IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': 'ORGS' } }))).Count;
+    const before = await organizations();
+    const result = await runCli(['seed', '--aws']);
+    expect(result.exitCode).toBe(2);
+    expect(JSON.parse(result.stderr!).error).toContain('PUBLIC_BASE_URL');
+    expect(await organizations()).toBe(before);
+  });
+
   test('a key of another organization cannot be created for a user', async () => {
     const one = await runtime.organization();
     const two = await runtime.organization();
