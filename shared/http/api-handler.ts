@@ -190,8 +190,9 @@ function accessLog(): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStruc
 }
 
 /**
- * Builds an API Lambda handler for one resource group. The chain: normalize → authenticate and
- * rate limit → route (404/405) → permission and subscription → validation → operation; errors
+ * Builds an API Lambda handler for one resource group. The chain: normalize → route (an unknown
+ * path is a 404 and a known path with another method a 405, whoever asks: neither reveals data)
+ * → authenticate and rate limit → permission and subscription → validation → operation; errors
  * are mapped last of all.
  */
 export function createApiHandler(operations: Operation[]) {
@@ -199,8 +200,8 @@ export function createApiHandler(operations: Operation[]) {
     .use(accessLog())
     .use(errorMapper())
     .use(normalize(operations))
-    .use(authenticate())
     .use(route(operations))
+    .use(authenticate())
     .use(authorize())
     .handler(invoke);
 }

@@ -141,10 +141,13 @@ describe('spec §7 errors and §4 common rules', () => {
     expect((await runtime.request('GET', '/leads', { key: tenant.apiKey })).body.count).toBe(0);
   });
 
-  test('an unknown path is 404 JSON', async () => {
-    const response = await runtime.request('GET', '/no-such-resource', { key: org.apiKey });
-    expect(response.status).toBe(404);
-    expect(response.body).toMatchObject({ status: 404, error: expect.any(String) });
+  test('an unknown path is 404 JSON, with or without a key', async () => {
+    for (const key of [org.apiKey, undefined]) {
+      const response = await runtime.request('GET', '/no-such-resource', { key });
+      expect(response.status).toBe(404);
+      expect(response.body).toMatchObject({ status: 404, error: expect.any(String) });
+    }
+    expect((await runtime.request('GET', '/leads/x/y/z', { key: org.apiKey })).status).toBe(404);
   });
 
   test('an unsupported method is 405 with Allow', async () => {
@@ -156,6 +159,9 @@ describe('spec §7 errors and §4 common rules', () => {
     const onCollection = await runtime.request('DELETE', '/leads', { key: org.apiKey });
     expect(onCollection.status).toBe(405);
     expect(onCollection.headers.get('allow')).toBe('GET, POST');
+    const withoutKey = await runtime.request('PUT', '/leads');
+    expect(withoutKey.status).toBe(405);
+    expect(withoutKey.headers.get('allow')).toBe('GET, POST');
   });
 
   test('PUT/PATCH with no updatable field is 400 "No updatable fields provided"', async () => {
