@@ -12,9 +12,10 @@ beforeAll(async () => {
   process.env.TEST_LOG_LEVEL = 'DEBUG';
   runtime = await startTestRuntime({ events: false });
   const write = process.stdout.write.bind(process.stdout);
-  process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+  // Captured, not echoed: the suite's output stays readable.
+  process.stdout.write = ((chunk: string | Uint8Array) => {
     lines.push(String(chunk));
-    return (write as (...args: unknown[]) => boolean)(chunk, ...rest);
+    return true;
   }) as typeof process.stdout.write;
   restore = () => {
     process.stdout.write = write;
