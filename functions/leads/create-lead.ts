@@ -17,8 +17,6 @@ export interface CreateLeadOptions {
   leadId?: string;
   intakeEndpointId?: string | null;
   possibleDuplicateOf?: string | null;
-  /** Intake sets status and assignee from its endpoint; they are trusted as already checked. */
-  trustedAssignee?: boolean;
   /** Rows written in the same transaction (for example an intake request record). */
   extraItems?: TransactItem[];
 }
@@ -43,10 +41,8 @@ export function leadStatusChecked(organization: Organization, status: string) {
  */
 export async function createLead(context: WriteContext, input: CreateLeadInput, options: CreateLeadOptions = {}): Promise<Lead> {
   const { organizationId } = context;
-  const assigneeLookup =
-    input.assigned_to && !options.trustedAssignee
-      ? findActiveUser(organizationId, input.assigned_to)
-      : Promise.resolve(input.assigned_to ? { id: input.assigned_to } : undefined);
+  // An assignee that is not an active user of the organization is ignored (spec §2 User ids).
+  const assigneeLookup = input.assigned_to ? findActiveUser(organizationId, input.assigned_to) : Promise.resolve(undefined);
   await assertSourceBelongsToOrganization(organizationId, input.source);
   const [organization, assignee] = await Promise.all([takeNextLeadNumber(organizationId), assigneeLookup]);
 
