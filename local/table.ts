@@ -7,7 +7,7 @@ import {
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import {
-  GLOBAL_INDEXES,
+  globalIndexSpecifications,
   STRING_KEY_ATTRIBUTES,
   TABLE_PARTITION_KEY,
   TABLE_SORT_KEY,
@@ -37,16 +37,7 @@ export async function ensureTable(endpoint: string, tableName: string): Promise<
           { AttributeName: TABLE_PARTITION_KEY, KeyType: 'HASH' },
           { AttributeName: TABLE_SORT_KEY, KeyType: 'RANGE' },
         ],
-        GlobalSecondaryIndexes: GLOBAL_INDEXES.map((index) => ({
-          IndexName: index.indexName,
-          KeySchema: [
-            { AttributeName: index.partitionKey, KeyType: 'HASH' },
-            { AttributeName: index.sortKey, KeyType: 'RANGE' },
-          ],
-          Projection: index.include
-            ? { ProjectionType: 'INCLUDE', NonKeyAttributes: index.include }
-            : { ProjectionType: 'ALL' },
-        })),
+        GlobalSecondaryIndexes: globalIndexSpecifications(),
         StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' },
       }),
     );

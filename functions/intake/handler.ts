@@ -10,7 +10,7 @@ import { RequestTrace } from './request-trace';
  * the API Gateway route `/hooks/leads/{token}` and the Lambda Function URL `/{token}`.
  * Browsers are not supported, so no CORS headers.
  */
-const HEADERS = { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' };
+const HEADERS = { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'private, no-store' };
 
 function toResult(result: IntakeResult): APIGatewayProxyStructuredResultV2 {
   return { statusCode: result.status, headers: { ...HEADERS, ...result.headers }, body: JSON.stringify(result.body) };

@@ -1,7 +1,6 @@
-import { z } from 'zod';
 import { recordNotFound } from '../../shared/http/errors';
-import { defineOperation, type Operation } from '../../shared/http/operation';
-import { created, deleted, list, ok } from '../../shared/http/response';
+import { defineOperation, partialUpdateOperations, type Operation } from '../../shared/http/operation';
+import { created, deleted, deleteResultSchema, list, ok } from '../../shared/http/response';
 import { getOrganization } from '../../shared/organizations/organization.repository';
 import { activeStatuses } from '../../shared/organizations/system-statuses';
 import type { WriteContext } from '../../shared/write-context';
@@ -27,19 +26,18 @@ const writeContext = ({ auth, audit }: OperationInput<unknown, unknown>): WriteC
   audit,
 });
 
-const deletedSchema = z.object({ success: z.boolean(), message: z.string() }).meta({ id: 'DeleteResult' });
 
-const updateOperation = (method: 'PUT' | 'PATCH') =>
-  defineOperation({
-    method,
+const updateOperations = partialUpdateOperations(
+  { put: 'replaceLead', patch: 'updateLead' },
+  {
     path: '/leads/{id}',
-    operationId: method === 'PUT' ? 'replaceLead' : 'updateLead',
     summary: 'Update a lead (PUT and PATCH are the same partial update)',
     body: updateLeadSchema,
     response: { status: 200, description: 'The updated lead', schema: leadSchema },
     errors: [400, 404],
     handle: async (input) => ok(await updateLead(writeContext(input), input.params.id, input.body)),
-  });
+  },
+);
 
 export const leadOperations: Operation[] = [
   defineOperation({
@@ -88,14 +86,13 @@ export const leadOperations: Operation[] = [
       return ok(lead);
     },
   }),
-  updateOperation('PUT'),
-  updateOperation('PATCH'),
+  ...updateOperations,
   defineOperation({
     method: 'DELETE',
     path: '/leads/{id}',
     operationId: 'deleteLead',
     summary: 'Delete a lead permanently',
-    response: { status: 200, description: 'Deleted', schema: deletedSchema },
+    response: { status: 200, description: 'Deleted', schema: deleteResultSchema },
     errors: [400, 404],
     handle: async (input) => {
       await deleteLead(writeContext(input), input.params.id);

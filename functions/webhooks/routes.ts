@@ -1,8 +1,7 @@
-import { z } from 'zod';
 import { recordNotFound } from '../../shared/http/errors';
 import { parsePaging } from '../../shared/http/list-query';
-import { defineOperation, type Operation } from '../../shared/http/operation';
-import { created, deleted, list, ok } from '../../shared/http/response';
+import { defineOperation, partialUpdateOperations, type Operation } from '../../shared/http/operation';
+import { created, deleted, deleteResultSchema, list, ok } from '../../shared/http/response';
 import { listEndpointDeliveries } from '../../shared/webhooks/webhook-delivery.repository';
 import { getEndpoint, listEndpoints } from '../../shared/webhooks/webhook-endpoint.repository';
 import { createWebhook } from './create-webhook';
@@ -26,19 +25,18 @@ import {
   webhookWithSecretSchema,
 } from './webhook.schema';
 
-const deletedSchema = z.object({ success: z.boolean(), message: z.string() });
 
-const updateOperation = (method: 'PUT' | 'PATCH') =>
-  defineOperation({
-    method,
+const updateOperations = partialUpdateOperations(
+  { put: 'replaceWebhook', patch: 'updateWebhook' },
+  {
     path: '/webhooks/{id}',
-    operationId: method === 'PUT' ? 'replaceWebhook' : 'updateWebhook',
     summary: 'Update a webhook endpoint (is_active, url, events, description); PUT and PATCH are the same partial update',
     body: updateWebhookSchema,
     response: { status: 200, description: 'The updated endpoint (without its secret)', schema: webhookSchema },
     errors: [400, 404, 409],
     handle: async (input) => ok(endpointResponse(await updateWebhook(webhookContext(input), input.params.id, input.body))),
-  });
+  },
+);
 
 /** Webhook management (spec §4); every route needs an explicit webhooks:* or admin permission (spec §5). */
 export const webhookOperations: Operation[] = [
@@ -86,14 +84,13 @@ export const webhookOperations: Operation[] = [
       return ok(endpointResponse(endpoint));
     },
   }),
-  updateOperation('PUT'),
-  updateOperation('PATCH'),
+  ...updateOperations,
   defineOperation({
     method: 'DELETE',
     path: '/webhooks/{id}',
     operationId: 'deleteWebhook',
     summary: 'Delete a webhook endpoint (unsubscribe)',
-    response: { status: 200, description: 'Deleted', schema: deletedSchema },
+    response: { status: 200, description: 'Deleted', schema: deleteResultSchema },
     errors: [400, 404],
     handle: async (input) => {
       await deleteWebhook(webhookContext(input), input.params.id);

@@ -41,3 +41,17 @@ export function defineOperation<BodySchema extends z.ZodType = z.ZodType, QueryS
 ): Operation {
   return operation as unknown as Operation;
 }
+
+/**
+ * Spec §4: PUT and PATCH are the same partial update. One definition gives both operations;
+ * `operationIds` names them in the OpenAPI document.
+ */
+export function partialUpdateOperations<BodySchema extends z.ZodType, QuerySchema extends z.ZodType = z.ZodType>(
+  operationIds: { put: string; patch: string },
+  operation: Omit<Operation<BodySchema, QuerySchema>, 'method' | 'operationId'>,
+): Operation[] {
+  return [
+    defineOperation({ ...operation, method: 'PUT', operationId: operationIds.put }),
+    defineOperation({ ...operation, method: 'PATCH', operationId: operationIds.patch }),
+  ];
+}

@@ -32,3 +32,21 @@ export const STRING_KEY_ATTRIBUTES = [
   TABLE_SORT_KEY,
   ...GLOBAL_INDEXES.flatMap((index) => [index.partitionKey, index.sortKey]),
 ];
+
+/**
+ * The indexes in the DynamoDB API's own shape (CreateTable's GlobalSecondaryIndexes, which is
+ * also CloudFormation's): the local table is created from it, and the CDK tests compare the
+ * synthesized table against it.
+ */
+export function globalIndexSpecifications() {
+  return GLOBAL_INDEXES.map((index) => ({
+    IndexName: index.indexName,
+    KeySchema: [
+      { AttributeName: index.partitionKey, KeyType: 'HASH' as const },
+      { AttributeName: index.sortKey, KeyType: 'RANGE' as const },
+    ],
+    Projection: index.include
+      ? { ProjectionType: 'INCLUDE' as const, NonKeyAttributes: index.include }
+      : { ProjectionType: 'ALL' as const },
+  }));
+}

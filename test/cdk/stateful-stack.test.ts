@@ -1,7 +1,7 @@
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { StatefulStack } from '../../lib/stateful-stack';
-import { GLOBAL_INDEXES, TABLE_PARTITION_KEY, TABLE_SORT_KEY, TTL_ATTRIBUTE } from '../../shared/storage/table-definition';
+import { GLOBAL_INDEXES, globalIndexSpecifications, TABLE_PARTITION_KEY, TABLE_SORT_KEY, TTL_ATTRIBUTE } from '../../shared/storage/table-definition';
 
 // The stateful stack has no functions, so it is built on its own here without any bundling.
 // (Template schema validation and cdk-nag run on the whole app in service-app.test.ts.)
@@ -31,16 +31,8 @@ describe('stateful stack: the single table built from shared/storage/table-defin
 
   test('design §Storage: every GSI of the definition exists with its keys and projection (ALL or INCLUDE with the listed attributes)', () => {
     const table = tableProperties();
-    const expected = GLOBAL_INDEXES.map((index) => ({
-      IndexName: index.indexName,
-      KeySchema: [
-        { AttributeName: index.partitionKey, KeyType: 'HASH' },
-        { AttributeName: index.sortKey, KeyType: 'RANGE' },
-      ],
-      Projection: index.include
-        ? { ProjectionType: 'INCLUDE', NonKeyAttributes: index.include }
-        : { ProjectionType: 'ALL' },
-    }));
+    // The same specification the local table is created from (shared/storage/table-definition.ts).
+    const expected = globalIndexSpecifications();
     expect(table.GlobalSecondaryIndexes).toEqual(expected);
     // Search reads little: the search index carries only what search needs.
     const search = table.GlobalSecondaryIndexes.find((index: any) => index.IndexName === 'gsi3');

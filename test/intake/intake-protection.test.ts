@@ -38,7 +38,11 @@ describe('spec §4 addresses and responses', () => {
       expect(Object.keys(response.body).sort()).toEqual(['created', 'lead_id', 'ok']);
       expect(response.body).toMatchObject({ ok: true, created: true });
       expect(response.headers.get('access-control-allow-origin')).toBeNull(); // browsers (CORS) are not supported
+      expect(response.headers.get('cache-control')).toBe('private, no-store'); // spec §2 Caching
     }
+    const refused = await postIntake(runtime, 'lit_unknowntoken', lead());
+    expect(refused.headers.get('cache-control')).toBe('private, no-store');
+    expect(refused.headers.get('content-type')).toContain('application/json');
     expect((await log(intake.intake_id)).map((entry) => entry.address)).toEqual(['direct', 'proxied']);
   });
 
