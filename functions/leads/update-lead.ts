@@ -57,14 +57,16 @@ export async function updateLead(
       updated.status_changed_at = now;
       updated.first_response_time = lead.first_response_time ?? now;
     }
-    const statusDefinition = leadStatusChecked(organization, updated.status);
+    // A new status was checked above; an unchanged one may have been deactivated since, which
+    // must not block editing other fields.
+    const statusIsConverted = organization.lead_statuses.some((status) => status.value === updated.status && status.is_converted);
 
     const tableName = getTableName();
     const items: TransactItem[] = [
       {
         Put: {
           TableName: tableName,
-          Item: leadToItem(updated, { statusIsConverted: statusDefinition.is_converted }),
+          Item: leadToItem(updated, { statusIsConverted }),
           ConditionExpression: 'attribute_exists(pk) AND updated_at = :seen',
           ExpressionAttributeValues: { ':seen': lead.updated_at },
         },

@@ -185,6 +185,18 @@ describe('spec §3 lead status changes', () => {
     expect(read.body.updated_at).toBe(lead.updated_at);
   });
 
+  test('a lead whose status was deactivated since can still be edited; only a change to that status is refused', async () => {
+    const tenant = await runtime.organization();
+    await runtime.admin('status', 'create', '--org', tenant.organizationId, '--kind', 'lead', '--value', 'retired', '--label', 'Retired');
+    const lead = await create(tenant, { status: 'retired' });
+    await runtime.admin('status', 'deactivate', '--org', tenant.organizationId, '--kind', 'lead', '--value', 'retired');
+    const edited = await runtime.request('PATCH', `/leads/${lead.id}`, { key: tenant.apiKey, body: { last_name: 'Edited' } });
+    expect(edited.status).toBe(200);
+    expect(edited.body).toMatchObject({ status: 'retired', last_name: 'Edited' });
+    expect((await runtime.request('PATCH', `/leads/${lead.id}/status`, { key: tenant.apiKey, body: { status: 'contacted' } })).body.status).toBe('contacted');
+    expect((await runtime.request('PATCH', `/leads/${lead.id}/status`, { key: tenant.apiKey, body: { status: 'retired' } })).body.code).toBe('23514');
+  });
+
   test('PATCH /leads/{id}/status without status is 400', async () => {
     const tenant = await runtime.organization();
     const lead = await create(tenant, {});
