@@ -1,9 +1,6 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { resetConfigForTests } from '../shared/config';
+import { configureService } from '../shared/config';
 import { groupForPath } from '../shared/http/route-table';
-import { resetDocumentClient } from '../shared/storage/dynamo-client';
-import { resetSqsClient } from '../shared/webhooks/delivery-queue';
-import { resetDeliveryScheduler } from '../shared/webhooks/wake-delivery';
 import { startDynamoDbLocal, type DynamoDbLocalProcess } from './dynamodb-local';
 import { apiFunction } from './function-registry';
 import { startHttpServer, toHttpApiEvent, type RunningServer } from './http-adapter';
@@ -54,10 +51,6 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       stops.push(() => dynamoDb!.stop());
       endpoint = dynamoDb.endpoint;
     }
-    process.env.DYNAMODB_ENDPOINT = endpoint;
-    process.env.TABLE_NAME = options.tableName;
-    process.env.AWS_REGION ??= 'us-east-1';
-
     // Webhooks: a delivery queue of this runtime's own, and the local scheduler.
     let sqsEndpoint = options.sqsEndpoint;
     if (!sqsEndpoint) {
@@ -71,14 +64,14 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       await deliveryQueue.delete();
       sqsAdmin.destroy();
     });
-    process.env.SQS_ENDPOINT = sqsEndpoint;
-    process.env.DELIVERY_QUEUE_URL = deliveryQueue.url;
-    process.env.SCHEDULER_MODE = 'local';
-
-    resetConfigForTests();
-    resetDocumentClient();
-    resetSqsClient();
-    resetDeliveryScheduler();
+    const settings = {
+      DYNAMODB_ENDPOINT: endpoint,
+      TABLE_NAME: options.tableName,
+      SQS_ENDPOINT: sqsEndpoint,
+      DELIVERY_QUEUE_URL: deliveryQueue.url,
+      SCHEDULER_MODE: 'local',
+    };
+    configureService(settings);
     await ensureTable(endpoint, options.tableName);
 
     const api: RunningServer = await startHttpServer(options.port, async (request, body) => {
@@ -97,9 +90,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     );
     stops.push(() => intakeDirect.close());
     // The admin command line run in this process prints intake addresses with the ports actually bound.
-    process.env.PORT = String(api.port);
-    process.env.INTAKE_DIRECT_PORT = String(intakeDirect.port);
-    resetConfigForTests();
+    configureService({ ...settings, PORT: api.port, INTAKE_DIRECT_PORT: intakeDirect.port });
 
     if (options.events !== false) {
       const pipeline = await startEventPipeline({

@@ -1,8 +1,11 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
- * The only place that reads process.env. Values are parsed once, on first use, so tests and the
- * local runtime can set the environment before any handler module asks for it.
+ * The only place that reads process.env. The configuration is parsed and validated once, when
+ * this module loads (a function's cold start), so a bad value fails the start, not a request.
+ * In Lambda every value the deployment must provide is required; locally the documented
+ * defaults apply. The local runtime and tests replace it through one call, `configureService`;
+ * the clients built from it (DynamoDB, SQS, scheduler) notice the change by its generation.
  */
 const integerList = z
   .string()
@@ -14,7 +17,9 @@ const flag = z
   .optional()
   .transform((value) => value === '1' || value === 'true');
 
-const configSchema = z.object({
+const port = z.coerce.number().int().min(0).max(65535);
+
+const baseSchema = z.object({
   TABLE_NAME: z.string().min(1).default('mortgage-service'),
   AWS_REGION: z.string().min(1).default('us-east-1'),
   DYNAMODB_ENDPOINT: z.url().optional(),
@@ -30,28 +35,63 @@ const configSchema = z.object({
   PUBLIC_BASE_URL: z.string().optional(),
   INTAKE_DIRECT_URL: z.string().optional(),
   /** Local addresses the admin command line prints for intake endpoints (contract: PORT, INTAKE_DIRECT_PORT). */
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  INTAKE_DIRECT_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
+  PORT: port.default(3000),
+  INTAKE_DIRECT_PORT: port.default(3001),
   LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']).default('INFO'),
 });
 
-export type ServiceConfig = z.infer<typeof configSchema>;
+/** In Lambda nothing is defaulted that the deployment must set: a missing table name fails the start. */
+const lambdaSchema = baseSchema.extend({
+  TABLE_NAME: z.string({ error: 'is required in Lambda' }).min(1, 'is required in Lambda'),
+  AWS_REGION: z.string({ error: 'is required in Lambda' }).min(1),
+  WEBHOOKS_ALLOW_INSECURE: flag.refine((value) => !value, 'is a local-only switch and must not be set in Lambda'),
+});
 
-let cached: ServiceConfig | undefined;
+export type ServiceConfig = z.infer<typeof baseSchema>;
+type Environment = Record<string, string | undefined>;
 
-export function getConfig(): ServiceConfig {
-  if (!cached) {
-    const parsed = configSchema.safeParse(process.env);
-    if (!parsed.success) {
-      const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
-      throw new Error(`Invalid configuration: ${problems}`);
-    }
-    cached = parsed.data;
+export class ConfigurationError extends Error {
+  constructor(problems: string) {
+    super(`Invalid configuration: ${problems}`);
+    this.name = 'ConfigurationError';
   }
-  return cached;
 }
 
-/** For the local runtime and tests, which change the environment between starts in one process. */
+function parseConfig(environment: Environment): ServiceConfig {
+  const schema = environment.AWS_LAMBDA_FUNCTION_NAME ? lambdaSchema : baseSchema;
+  const parsed = schema.safeParse(environment);
+  if (!parsed.success) {
+    throw new ConfigurationError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; '));
+  }
+  return parsed.data;
+}
+
+let current: ServiceConfig = parseConfig(process.env);
+let generation = 0;
+
+export function getConfig(): ServiceConfig {
+  return current;
+}
+
+/** Changes with every `configureService` call; cached clients rebuild when it moves. */
+export function configGeneration(): number {
+  return generation;
+}
+
+/**
+ * The local runtime's (and tests') one call: the process environment with these values on top,
+ * validated like a cold start. Returns the configuration in force.
+ */
+export function configureService(values: Partial<Record<keyof ServiceConfig, string | number | undefined>> = {}): ServiceConfig {
+  const overrides = Object.fromEntries(
+    Object.entries(values).filter(([, value]) => value !== undefined).map(([name, value]) => [name, String(value)]),
+  );
+  current = parseConfig({ ...process.env, ...overrides });
+  generation += 1;
+  return current;
+}
+
+/** Re-reads the process environment (tests that change a variable between cases). */
 export function resetConfigForTests(): void {
-  cached = undefined;
+  configureService();
 }

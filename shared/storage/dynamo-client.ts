@@ -1,16 +1,19 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { getConfig } from '../config';
+import { configGeneration, getConfig } from '../config';
 
 /**
  * One DocumentClient per process. Every command sent through it is counted, so tests can assert
  * the number of DynamoDB round trips an operation costs.
  */
 let documentClient: DynamoDBDocumentClient | undefined;
+let builtForGeneration = -1;
 let roundTrips = 0;
 
 export function getDocumentClient(): DynamoDBDocumentClient {
-  if (!documentClient) {
+  if (!documentClient || builtForGeneration !== configGeneration()) {
+    documentClient?.destroy();
+    builtForGeneration = configGeneration();
     const config = getConfig();
     const endpoint = config.DYNAMODB_ENDPOINT;
     const client = new DynamoDBClient({

@@ -1,6 +1,6 @@
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { z } from 'zod';
-import { getConfig } from '../config';
+import { configGeneration, getConfig } from '../config';
 import type { DeliveryWake } from './webhook-delivery.repository';
 
 /** SQS allows at most 15 minutes of DelaySeconds; longer waits go through the scheduler. */
@@ -14,9 +14,12 @@ export const deliveryWakeSchema = z.object({
 });
 
 let client: SQSClient | undefined;
+let builtForGeneration = -1;
 
 export function getSqsClient(): SQSClient {
-  if (!client) {
+  if (!client || builtForGeneration !== configGeneration()) {
+    client?.destroy();
+    builtForGeneration = configGeneration();
     const config = getConfig();
     client = new SQSClient({
       region: config.AWS_REGION,

@@ -1,5 +1,5 @@
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
-import { getConfig } from '../config';
+import { configGeneration, getConfig } from '../config';
 import { enqueueWakes, MAX_QUEUE_DELAY_SECONDS } from './delivery-queue';
 import type { DeliveryScheduler } from './delivery-scheduler';
 import { EventBridgeDeliveryScheduler } from './eventbridge-delivery-scheduler';
@@ -7,10 +7,12 @@ import { LocalDeliveryScheduler } from './local-delivery-scheduler';
 import type { DeliveryWake } from './webhook-delivery.repository';
 
 let scheduler: DeliveryScheduler | undefined;
+let builtForGeneration = -1;
 
 /** The scheduler adapter SCHEDULER_MODE names. */
 export function getDeliveryScheduler(): DeliveryScheduler {
-  if (!scheduler) {
+  if (!scheduler || builtForGeneration !== configGeneration()) {
+    builtForGeneration = configGeneration();
     const config = getConfig();
     if (config.SCHEDULER_MODE === 'local') {
       scheduler = new LocalDeliveryScheduler();
