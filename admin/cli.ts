@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { getConfig } from '../shared/config';
+import { configureService, getConfig } from '../shared/config';
 import { ensureTable } from '../local/table';
 import { AdminInputError } from './admin-error';
 import * as admin from './organization-admin';
@@ -96,8 +96,9 @@ export async function runCli(argv: string[]): Promise<{ exitCode: number; stdout
     if (!name) throw new AdminInputError(`unknown command "${positionals.join(' ')}"; commands: ${Object.keys(commands).join(', ')}`);
     if (!(values as Flags).aws) {
       // Locally the table is created on first use, as `npm start` does.
-      process.env.DYNAMODB_ENDPOINT ??= `http://127.0.0.1:${process.env.DYNAMODB_PORT ?? '8000'}`;
-      const config = getConfig();
+      const config = getConfig().DYNAMODB_ENDPOINT
+        ? getConfig()
+        : configureService({ DYNAMODB_ENDPOINT: `http://127.0.0.1:${process.env.DYNAMODB_PORT ?? '8000'}` });
       await ensureTable(config.DYNAMODB_ENDPOINT!, config.TABLE_NAME);
     }
     const result = await commands[name](values as Flags);
