@@ -2,12 +2,11 @@ import { PurgeQueueCommand, ReceiveMessageCommand, type SQSClient } from '@aws-s
 import type { DynamoDBRecord } from 'aws-lambda';
 import { handler as fanoutHandler } from '../../functions/stream-fanout/handler';
 import { localSqsClient } from '../../local/sqs-server';
-import { resetConfigForTests } from '../../shared/config';
 import { deriveEvents } from '../../shared/events/derive-events';
 import { LEAD_SNAPSHOT_FIELDS } from '../../shared/events/lead-event-rules';
 import { streamChangeFromRecord } from '../../shared/events/stream-change';
-import { resetSqsClient } from '../../shared/webhooks/delivery-queue';
 import { startTestRuntime, type TestRuntime } from '../support/test-runtime';
+import { withConfiguration } from './configuration-override';
 import { readStreamRecords } from './stream-reader';
 
 // The event pipeline is off: these tests feed the fanout handler real stream records themselves.
@@ -122,17 +121,9 @@ describe('spec §6 fanout from real stream records', () => {
     const batch = [...quietRecords, ...subscribedRecords];
 
     // The queue is unreachable: the subscribed lead's wake cannot be sent.
-    const savedUrl = process.env.DELIVERY_QUEUE_URL;
-    process.env.DELIVERY_QUEUE_URL = `${savedUrl}-missing`;
-    resetConfigForTests();
-    resetSqsClient();
-    try {
+    await withConfiguration({ DELIVERY_QUEUE_URL: `${runtime.deliveryQueueUrl}-missing` }, async () => {
       expect(await fanoutHandler({ Records: batch })).toEqual({ batchItemFailures: [{ itemIdentifier: subscribedRecords[0].dynamodb!.SequenceNumber }] });
-    } finally {
-      process.env.DELIVERY_QUEUE_URL = savedUrl;
-      resetConfigForTests();
-      resetSqsClient();
-    }
+    });
     // The retry from the failed record creates nothing new but does send the missing wake.
     await sqs.send(new PurgeQueueCommand({ QueueUrl: runtime.deliveryQueueUrl }));
     expect(await fanoutHandler({ Records: subscribedRecords })).toEqual({ batchItemFailures: [] });
