@@ -5,7 +5,10 @@ import ipaddr from 'ipaddr.js';
  * name that later resolves to an internal address is still refused).
  */
 export interface UrlRuleOptions {
-  /** WEBHOOKS_ALLOW_INSECURE (local only): `http`, any port, and loopback receivers. */
+  /**
+   * WEBHOOKS_ALLOW_INSECURE (local only): what a receiver on this machine needs and no more: the
+   * `http` scheme, and loopback hosts (on any port). Every other host keeps the default port.
+   */
   allowInsecure: boolean;
 }
 
@@ -40,6 +43,13 @@ function isLoopbackName(host: string): boolean {
   return host === 'localhost' || host.endsWith('.localhost');
 }
 
+/** localhost by name, or a loopback IP literal in any form (127.0.0.0/8, ::1, IPv4-mapped). */
+function isLoopbackHost(hostname: string): boolean {
+  const host = bareHostname(hostname);
+  if (ipaddr.isValid(host)) return ipaddr.process(host).range() === 'loopback';
+  return isLoopbackName(host);
+}
+
 /**
  * True when a receiver at this IP address must not be contacted: anything but public unicast
  * (private, loopback, link-local and cloud metadata, unique-local, CGNAT, multicast, reserved,
@@ -71,7 +81,8 @@ function hostnameProblem(hostname: string, options: UrlRuleOptions): string | un
 /**
  * https on the default port, no username or password, not localhost, not an internal host name,
  * not a private/loopback/link-local/metadata IP in any literal form (the WHATWG URL parser
- * normalizes decimal, octal and hex IPv4 and IPv4-mapped IPv6 first).
+ * normalizes decimal, octal and hex IPv4 and IPv4-mapped IPv6 first, and drops a port that is the
+ * scheme's default, so `:443` on https counts as the default port).
  */
 export function checkWebhookUrl(raw: string, options: UrlRuleOptions): UrlCheck {
   if (raw.length > MAX_WEBHOOK_URL_LENGTH) return { ok: false, reason: `the URL is longer than ${MAX_WEBHOOK_URL_LENGTH} characters` };
@@ -83,7 +94,10 @@ export function checkWebhookUrl(raw: string, options: UrlRuleOptions): UrlCheck 
   }
   const schemes = options.allowInsecure ? ['https:', 'http:'] : ['https:'];
   if (!schemes.includes(url.protocol)) return { ok: false, reason: 'the URL must use https' };
-  if (url.port !== '' && !options.allowInsecure) return { ok: false, reason: 'the URL must use the default https port' };
+  // Only a local receiver (loopback, insecure mode) may listen on another port.
+  if (url.port !== '' && !(options.allowInsecure && isLoopbackHost(url.hostname))) {
+    return { ok: false, reason: `the URL must use the default ${url.protocol.slice(0, -1)} port` };
+  }
   if (url.username !== '' || url.password !== '') return { ok: false, reason: 'the URL must not contain a username or password' };
   const problem = hostnameProblem(url.hostname, options);
   return problem ? { ok: false, reason: problem } : { ok: true, url };

@@ -11,6 +11,7 @@ import { fireDueWakes, LocalDeliveryScheduler } from '../../shared/webhooks/loca
 import { wakeDeliveryAt } from '../../shared/webhooks/wake-delivery';
 import { claimDelivery, completeAttempt } from '../../shared/webhooks/webhook-delivery.repository';
 import { startTestRuntime, type TestRuntime } from '../support/test-runtime';
+import { withConfiguration } from './configuration-override';
 import { eventually } from './receiver';
 
 // No event pipeline: nothing in the background touches DynamoDB (round trips are counted) or
@@ -126,6 +127,23 @@ describe('spec §4 webhook management', () => {
     expect(response.body).toMatchObject({ error: 'Invalid webhook URL', status: 400 });
     expect(response.body.details).toContain(reason);
     expect((await runtime.request('GET', '/webhooks', { key: tenant.apiKey })).body.count).toBe(0);
+  });
+
+  test('spec §4, contract: https on the default port over HTTP in both modes: :443 is 201, a public host on :8443 is 400 also with WEBHOOKS_ALLOW_INSECURE=1, which opens other ports to loopback receivers only', async () => {
+    const tenant = await runtime.organization();
+    const post = async (url: string) => (await create(tenant, { url })).status;
+    for (const mode of ['0', '1']) {
+      await withConfiguration({ WEBHOOKS_ALLOW_INSECURE: mode }, async () => {
+        expect(await post('https://hooks.example.com:443/x')).toBe(201);
+        const rejected = await create(tenant, { url: 'https://example.com:8443/x' });
+        expect(rejected.status).toBe(400);
+        expect(rejected.body.details).toContain('default https port');
+        expect(await post('http://hooks.example.com:8080/x')).toBe(400);
+        expect(await post('http://127.0.0.1:8443/x')).toBe(mode === '1' ? 201 : 400);
+      });
+    }
+    const listed = await runtime.request('GET', '/webhooks', { key: tenant.apiKey });
+    expect(listed.body.data.map((endpoint: any) => endpoint.url).sort()).toEqual(['http://127.0.0.1:8443/x', 'https://hooks.example.com:443/x', 'https://hooks.example.com:443/x']);
   });
 
   test('spec §4: unknown event names, an empty event list or a missing url are 400', async () => {

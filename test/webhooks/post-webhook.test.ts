@@ -39,10 +39,19 @@ describe('spec §4 the receiver address is checked when connecting', () => {
 
   test('contract: with WEBHOOKS_ALLOW_INSECURE the resolved loopback address is used for a real request; private ones stay refused', async () => {
     const before = receiver.requests.length;
-    expect(await send(`http://receiver.example.com:${port()}/hook`, true, answers('127.0.0.1'))).toEqual({ kind: 'response', status: 202 });
+    expect(await send(`http://receiver.localhost:${port()}/hook`, true, answers('127.0.0.1'))).toEqual({ kind: 'response', status: 202 });
     expect(receiver.requests.length).toBe(before + 1);
     expect(receiver.requests[before].rawBody).toBe('{"a":1}');
-    expect(await send(`http://receiver.example.com:${port()}/hook`, true, answers('10.0.0.7'))).toMatchObject({ kind: 'refused' });
+    expect(await send(`http://receiver.localhost:${port()}/hook`, true, answers('10.0.0.7'))).toMatchObject({ kind: 'refused' });
+  });
+
+  test('spec §4, contract: a public name on a non-default port is refused before connecting, with WEBHOOKS_ALLOW_INSECURE too', async () => {
+    const before = receiver.requests.length;
+    expect(await send(`http://receiver.example.com:${port()}/hook`, true, answers('127.0.0.1'))).toEqual({
+      kind: 'refused',
+      reason: 'the URL must use the default http port',
+    });
+    expect(receiver.requests.length).toBe(before);
   });
 });
 

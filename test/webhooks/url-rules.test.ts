@@ -1,7 +1,10 @@
 import type { LookupAddress } from 'node:dns';
 import { decideOutcome, MAX_ATTEMPTS } from '../../shared/webhooks/delivery-outcome';
 import { AddressRefusedError, guardedLookup, type Resolver } from '../../shared/webhooks/guarded-lookup';
+import { validatedWebhookUrl } from '../../functions/webhooks/webhook-url-validation';
+import { ApiError } from '../../shared/http/errors';
 import { checkWebhookUrl, isForbiddenAddress } from '../../shared/webhooks/webhook-url-rules';
+import { withConfiguration } from './configuration-override';
 
 const strict = { allowInsecure: false };
 const insecure = { allowInsecure: true };
@@ -74,13 +77,43 @@ describe('spec §4 rules for a webhook url', () => {
     expect(checkWebhookUrl(url, strict)).toMatchObject({ ok: false });
   });
 
-  test('contract: WEBHOOKS_ALLOW_INSECURE allows http, any port and loopback, still not private or metadata addresses', () => {
-    for (const url of ['http://127.0.0.1:3000/hook', 'http://localhost:8080/hook', 'http://[::1]:9000/hook', 'https://example.com:8443/x']) {
+  test('contract: WEBHOOKS_ALLOW_INSECURE allows http and loopback receivers on any port, still not private or metadata addresses', () => {
+    for (const url of [
+      'http://127.0.0.1:3000/hook',
+      'http://localhost:8080/hook',
+      'http://[::1]:9000/hook',
+      'http://receiver.localhost:4000/hook',
+      'https://127.0.0.2:8443/hook',
+      'http://[::ffff:127.0.0.1]:3000/hook',
+      'http://example.com/hook',
+      'https://example.com:443/x',
+    ]) {
       expect(checkWebhookUrl(url, insecure)).toMatchObject({ ok: true });
     }
     for (const url of ['http://10.0.0.1/hook', 'http://169.254.169.254/', 'http://[fd00::1]/', 'http://db.internal/']) {
       expect(checkWebhookUrl(url, insecure)).toMatchObject({ ok: false });
     }
+  });
+
+  test('spec §4: https on the default port: an explicit :443 is the default port, any other port is rejected', () => {
+    for (const url of ['https://example.com:443/x', 'https://EXAMPLE.com:0443/x', 'https://8.8.8.8:443/hook']) {
+      expect(checkWebhookUrl(url, strict)).toMatchObject({ ok: true });
+    }
+    for (const url of ['https://example.com:8443/x', 'https://example.com:80/x', 'https://example.com:1/x', 'https://8.8.8.8:8443/hook', 'https://[2001:4860:4860::8888]:8443/hook']) {
+      expect(checkWebhookUrl(url, strict)).toEqual({ ok: false, reason: 'the URL must use the default https port' });
+    }
+  });
+
+  test('spec §4, contract: a non-loopback host on a non-default port is rejected with WEBHOOKS_ALLOW_INSECURE too', () => {
+    for (const url of ['https://example.com:8443/x', 'https://example.com:80/x', 'https://8.8.8.8:8443/hook', 'https://[2001:4860:4860::8888]:9000/hook']) {
+      expect(checkWebhookUrl(url, insecure)).toEqual({ ok: false, reason: 'the URL must use the default https port' });
+    }
+    // A public name that happens to resolve to loopback is judged by its name: no port but the default.
+    for (const url of ['http://example.com:8080/x', 'http://example.com:443/x', 'http://receiver.example.com:3000/hook']) {
+      expect(checkWebhookUrl(url, insecure)).toEqual({ ok: false, reason: 'the URL must use the default http port' });
+    }
+    // Private addresses stay refused on any port.
+    expect(checkWebhookUrl('http://10.0.0.1:3000/hook', insecure)).toMatchObject({ ok: false });
   });
 
   test('spec §4: connect-time address rules', () => {
@@ -91,6 +124,37 @@ describe('spec §4 rules for a webhook url', () => {
     expect(isForbiddenAddress('127.0.0.1', insecure)).toBe(false);
     expect(isForbiddenAddress('::ffff:127.0.0.1', insecure)).toBe(false);
     expect(isForbiddenAddress('10.0.0.1', insecure)).toBe(true);
+  });
+});
+
+describe('spec §4 url rule as the API applies it, WEBHOOKS_ALLOW_INSECURE read through the configuration', () => {
+  const rejection = (url: string): Record<string, unknown> | undefined => {
+    try {
+      validatedWebhookUrl(url);
+      return undefined;
+    } catch (error) {
+      expect(error).toBeInstanceOf(ApiError);
+      return (error as ApiError).toBody();
+    }
+  };
+
+  test.each(['', '0', '1'])('spec §4: with WEBHOOKS_ALLOW_INSECURE=%p https on the default port (also written :443) is accepted as written, a public host on :8443 is a 400', async (mode) => {
+    await withConfiguration({ WEBHOOKS_ALLOW_INSECURE: mode }, () => {
+      expect(validatedWebhookUrl('https://example.com:443/x')).toBe('https://example.com:443/x');
+      expect(validatedWebhookUrl('https://example.com/x')).toBe('https://example.com/x');
+      expect(rejection('https://example.com:8443/x')).toEqual({ error: 'Invalid webhook URL', status: 400, details: 'url: the URL must use the default https port' });
+    });
+  });
+
+  test('contract: only WEBHOOKS_ALLOW_INSECURE=1 lets a loopback receiver use http and its own port', async () => {
+    const local = ['http://127.0.0.1:3000/hook', 'http://localhost:8080/hook', 'https://[::1]:9443/hook'];
+    await withConfiguration({ WEBHOOKS_ALLOW_INSECURE: '0' }, () => {
+      for (const url of local) expect(rejection(url)).toMatchObject({ status: 400, error: 'Invalid webhook URL' });
+    });
+    await withConfiguration({ WEBHOOKS_ALLOW_INSECURE: '1' }, () => {
+      for (const url of local) expect(rejection(url)).toBeUndefined();
+      expect(rejection('http://hooks.example.com:8080/x')).toEqual({ error: 'Invalid webhook URL', status: 400, details: 'url: the URL must use the default http port' });
+    });
   });
 });
 
