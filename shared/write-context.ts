@@ -1,4 +1,5 @@
 import type { WriteAudit } from './audit/write-audit';
+import type { IfMatch } from './http/record-version';
 
 /** Who writes, for which organization: built from the API key, or by intake for its endpoint. */
 export interface WriteContext {
@@ -6,4 +7,6 @@ export interface WriteContext {
   /** The key's user; null for writes that no user makes (lead intake). */
   userId: string | null;
   audit?: WriteAudit;
+  /** The request's `If-Match`: the write happens only while the record is still that version. */
+  ifMatch?: IfMatch;
 }

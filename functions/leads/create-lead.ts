@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { badRequest } from '../../shared/http/errors';
+import { withVersion } from '../../shared/http/record-version';
 import { newId, nowIso } from '../../shared/ids';
 import { notificationPut } from '../../shared/organizations/notification.repository';
 import { defaultStatus, findStatus, takeNextLeadNumber, type Organization } from '../../shared/organizations/organization.repository';
@@ -50,7 +51,7 @@ export async function createLead(context: WriteContext, input: CreateLeadInput, 
   const statusDefinition = leadStatusChecked(organization, status);
 
   const now = nowIso();
-  const lead: Lead = {
+  const lead: Lead = withVersion<Lead>({
     id: options.leadId ?? newId(),
     organization_id: organizationId,
     lead_number: String(organization.lead_sequence),
@@ -86,7 +87,7 @@ export async function createLead(context: WriteContext, input: CreateLeadInput, 
     intake_endpoint_id: options.intakeEndpointId ?? null,
     created_at: now,
     updated_at: now,
-  };
+  }, 1);
 
   const tableName = getTableName();
   const timelineId = newId();
@@ -94,7 +95,7 @@ export async function createLead(context: WriteContext, input: CreateLeadInput, 
     {
       Put: {
         TableName: tableName,
-        Item: leadToItem(lead, { statusIsConverted: statusDefinition.is_converted }),
+        Item: leadToItem(lead, { statusIsConverted: statusDefinition.is_converted, version: 1 }),
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },

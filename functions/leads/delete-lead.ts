@@ -1,4 +1,5 @@
 import { recordNotFound } from '../../shared/http/errors';
+import { assertPrecondition, preconditionFailed, versionCondition, versionOf } from '../../shared/http/record-version';
 import { getTableName } from '../../shared/storage/dynamo-client';
 import { keys } from '../../shared/storage/keys';
 import { TransactionConditionFailed, transactWrite, type TransactItem } from '../../shared/storage/transactions';
@@ -10,14 +11,18 @@ import { deleteItems, getLead, leadCollectionRowKeys, statusCounter, TOTAL_COUNT
 export async function deleteLead(context: WriteContext, leadId: string): Promise<void> {
   const lead = await getLead(context.organizationId, leadId);
   if (!lead) throw recordNotFound('Lead');
+  const seenVersion = versionOf(lead) ?? 0;
+  assertPrecondition(context.ifMatch, lead, seenVersion);
+  // The counters move by the status read: the delete holds only while the lead is that version.
+  const unchangedSinceRead = versionCondition(seenVersion);
   const items: TransactItem[] = [
     {
       Delete: {
         TableName: getTableName(),
         Key: keys.lead(context.organizationId, leadId),
-        ConditionExpression: 'attribute_exists(pk) AND #status = :status',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':status': lead.status },
+        ConditionExpression: unchangedSinceRead.expression,
+        ExpressionAttributeNames: unchangedSinceRead.names,
+        ...(Object.keys(unchangedSinceRead.values).length > 0 ? { ExpressionAttributeValues: unchangedSinceRead.values } : {}),
       },
     },
     counterUpdate(context.organizationId, { [TOTAL_COUNTER]: -1, [statusCounter(lead.status)]: -1 }),
@@ -26,8 +31,13 @@ export async function deleteLead(context: WriteContext, leadId: string): Promise
   try {
     await transactWrite(items);
   } catch (error) {
-    // Deleted (or changed) by a concurrent request: the lead this request saw is gone.
-    if (error instanceof TransactionConditionFailed) throw recordNotFound('Lead');
+    // Changed or deleted by a concurrent request since it was read.
+    if (error instanceof TransactionConditionFailed) {
+      if (context.ifMatch) throw preconditionFailed();
+      const current = await getLead(context.organizationId, leadId);
+      if (!current) throw recordNotFound('Lead');
+      return deleteLead(context, leadId);
+    }
     throw error;
   }
   await deleteItems(await leadCollectionRowKeys(context.organizationId, leadId));

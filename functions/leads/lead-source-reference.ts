@@ -1,8 +1,16 @@
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
-import { badRequest } from '../../shared/http/errors';
+import { ApiError } from '../../shared/http/errors';
 import { isUuid } from '../../shared/ids';
 import { getDocumentClient, getTableName } from '../../shared/storage/dynamo-client';
 import { referenceKeys } from '../../shared/storage/keys';
+
+/** A source that looks like a record id but is none of the organization's: 400 `Invalid source`. */
+export class InvalidLeadSourceError extends ApiError {
+  constructor() {
+    super(400, 'Invalid source', { details: 'source references a record that does not exist in the organization' });
+    this.name = 'InvalidLeadSourceError';
+  }
+}
 
 /**
  * Spec §2 Lead `source`: free text, but a source that references a record (a UUID: a lead source,
@@ -23,6 +31,6 @@ export async function assertSourceBelongsToOrganization(organizationId: string, 
     }),
   );
   if ((result.Responses?.[tableName] ?? []).length === 0) {
-    throw badRequest('Invalid source', { details: 'source references a record that does not exist in the organization' });
+    throw new InvalidLeadSourceError();
   }
 }

@@ -5,6 +5,7 @@ import { keys, type ItemKey } from '../../shared/storage/keys';
 import { batchGetAll, batchWriteAll, itemKeyOf, queryAll, queryOffsetPage } from '../../shared/storage/paginated-requests';
 import { buildSearchText } from '../../shared/http/list-query';
 import { normalizeEmail, normalizePhone } from '../../shared/contact-normalization';
+import { storedVersion, withVersion } from '../../shared/http/record-version';
 import { LEAD_RESPONSE_FIELDS, type Lead } from './lead.schema';
 
 export const LEAD_ENTITY = 'lead';
@@ -15,7 +16,7 @@ export function leadSearchText(lead: Pick<Lead, 'first_name' | 'last_name' | 'ph
 }
 
 /** The stored item: the lead, its index keys, and the internal normalized phone and email. */
-export function leadToItem(lead: Lead, extra: { statusIsConverted?: boolean } = {}): Record<string, unknown> {
+export function leadToItem(lead: Lead, extra: { statusIsConverted?: boolean; version?: number } = {}): Record<string, unknown> {
   const phone_e164 = normalizePhone(lead.phone);
   const email_lower = normalizeEmail(lead.email);
   return {
@@ -28,6 +29,7 @@ export function leadToItem(lead: Lead, extra: { statusIsConverted?: boolean } = 
     search_text: leadSearchText(lead),
     // Lets event derivation see a conversion from the stream image alone.
     status_is_converted: extra.statusIsConverted ?? false,
+    version: extra.version ?? 1,
   };
 }
 
@@ -35,7 +37,7 @@ export function leadToItem(lead: Lead, extra: { statusIsConverted?: boolean } = 
 export function leadFromItem(item: Record<string, unknown>): Lead {
   const lead: Record<string, unknown> = {};
   for (const field of LEAD_RESPONSE_FIELDS) lead[field] = item[field] ?? (field === 'tags' ? [] : null);
-  return lead as Lead;
+  return withVersion(lead as Lead, storedVersion(item));
 }
 
 export async function getLead(organizationId: string, leadId: string): Promise<Lead | undefined> {
@@ -105,6 +107,29 @@ export async function searchLeadKeys(organizationId: string, term: string, statu
     FilterExpression: status ? 'contains(search_text, :term) AND #status = :status' : 'contains(search_text, :term)',
     ExpressionAttributeValues: { ':pk': keys.leadCollection(organizationId), ':term': term, ...(status ? { ':status': status } : {}) },
     ...(status ? { ExpressionAttributeNames: { '#status': 'status' } } : {}),
+    ProjectionExpression: 'pk, sk',
+    ScanIndexForward: false,
+  });
+  return matches.map(itemKeyOf);
+}
+
+/**
+ * Leads whose normalized phone (E.164) or lowercased email equals the value, newest first: the
+ * duplicate-matching indexes (gsi4, gsi5), keys only.
+ */
+export async function findLeadKeysByContact(
+  organizationId: string,
+  contact: { phoneE164: string } | { emailLower: string },
+): Promise<ItemKey[]> {
+  const [indexName, partition] =
+    'phoneE164' in contact
+      ? (['gsi4', keys.leadsByPhone(organizationId, contact.phoneE164)] as const)
+      : (['gsi5', keys.leadsByEmail(organizationId, contact.emailLower)] as const);
+  const matches = await queryAll({
+    TableName: getTableName(),
+    IndexName: indexName,
+    KeyConditionExpression: `${indexName}pk = :pk`,
+    ExpressionAttributeValues: { ':pk': partition },
     ProjectionExpression: 'pk, sk',
     ScanIndexForward: false,
   });

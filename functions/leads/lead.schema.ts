@@ -1,5 +1,6 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { statusItemSchema } from '../../shared/organizations/system-statuses';
+import { amountSchema, freeFormObjectSchema } from '../../shared/validation/bounded';
 
 const text = (max: number) => z.string().max(max);
 const nullableText = (max: number) => text(max).nullable();
@@ -27,11 +28,11 @@ const leadFields = z.object({
   referrer_url: nullableText(2000),
   landing_path: nullableText(2000),
   mortgage_purpose: nullableText(200),
-  required_amount: z.number().finite().nonnegative().nullable(),
-  total_income: z.number().finite().nonnegative().nullable(),
+  required_amount: amountSchema().nullable(),
+  total_income: amountSchema().nullable(),
   has_property: z.boolean().nullable(),
   next_follow_up_at: z.union([dateTime, z.iso.date()]).nullable(),
-  custom_fields: z.record(z.string(), z.unknown()).nullable(),
+  custom_fields: freeFormObjectSchema().nullable(),
   details_note: nullableText(20_000),
 });
 
@@ -82,6 +83,9 @@ export const listLeadsQuerySchema = z.object({
   offset: z.string().optional(),
   search: z.string().optional(),
   status: z.string().optional(),
+  phone: z.string().max(50).optional().describe('Leads whose phone, normalized to E.164 (Israel default), equals this one normalized'),
+  email: z.string().max(320).optional().describe('Leads whose email equals this one, case-insensitively'),
 });
+export type ListLeadsQuery = z.infer<typeof listLeadsQuerySchema>;
 
 export const leadStatusListSchema = z.array(statusItemSchema).meta({ id: 'LeadStatusList' });

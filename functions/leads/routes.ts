@@ -20,10 +20,11 @@ import {
 import { listLeads } from './list-leads';
 import { updateLead } from './update-lead';
 
-const writeContext = ({ auth, audit }: OperationInput<unknown, unknown>): WriteContext => ({
+const writeContext = ({ auth, audit, ifMatch }: OperationInput<unknown, unknown>): WriteContext => ({
   organizationId: auth.organizationId,
   userId: auth.userId,
   audit,
+  ifMatch,
 });
 
 

@@ -1,4 +1,5 @@
 import { conflict, noUpdatableFields, recordNotFound } from '../../shared/http/errors';
+import { assertPrecondition, preconditionFailed, versionCondition, versionOf, withVersion } from '../../shared/http/record-version';
 import { newId, nowIso } from '../../shared/ids';
 import { findActiveUser } from '../../shared/organizations/user.repository';
 import { getTableName } from '../../shared/storage/dynamo-client';
@@ -36,6 +37,8 @@ export async function updateLead(
   for (let attempt = 1; ; attempt++) {
     const { lead, organization } = await getLeadWithOrganization(context.organizationId, leadId);
     if (!lead || !organization) throw recordNotFound('Lead');
+    const seenVersion = versionOf(lead) ?? 0;
+    assertPrecondition(context.ifMatch, lead, seenVersion);
 
     const changes: Partial<Lead> = {};
     for (const field of provided) {
@@ -51,7 +54,7 @@ export async function updateLead(
     if (Object.keys(changes).length === 0) return lead;
 
     const now = nowIso();
-    const updated: Lead = { ...lead, ...changes, updated_at: now };
+    const updated: Lead = withVersion<Lead>({ ...lead, ...changes, updated_at: now }, seenVersion + 1);
     const statusChanged = changes.status !== undefined;
     if (statusChanged) {
       updated.status_changed_at = now;
@@ -62,13 +65,15 @@ export async function updateLead(
     const statusIsConverted = organization.lead_statuses.some((status) => status.value === updated.status && status.is_converted);
 
     const tableName = getTableName();
+    const unchangedSinceRead = versionCondition(seenVersion);
     const items: TransactItem[] = [
       {
         Put: {
           TableName: tableName,
-          Item: leadToItem(updated, { statusIsConverted }),
-          ConditionExpression: 'attribute_exists(pk) AND updated_at = :seen',
-          ExpressionAttributeValues: { ':seen': lead.updated_at },
+          Item: leadToItem(updated, { statusIsConverted, version: seenVersion + 1 }),
+          ConditionExpression: unchangedSinceRead.expression,
+          ExpressionAttributeNames: unchangedSinceRead.names,
+          ...(Object.keys(unchangedSinceRead.values).length > 0 ? { ExpressionAttributeValues: unchangedSinceRead.values } : {}),
         },
       },
     ];
@@ -99,6 +104,8 @@ export async function updateLead(
       return updated;
     } catch (error) {
       if (!(error instanceof TransactionConditionFailed) || !error.failedIndexes.includes(0)) throw error;
+      // Changed since the client's If-Match was read: never retried over the client's head.
+      if (context.ifMatch) throw preconditionFailed();
       if (attempt >= ATTEMPTS) throw conflict('Conflict', { details: 'The lead was changed concurrently; retry' });
     }
   }

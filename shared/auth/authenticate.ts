@@ -12,6 +12,23 @@ export interface AuthContext {
   userId: string;
   permissions: string[];
   subscriptionActive: boolean;
+  rateLimit: RateLimitState;
+}
+
+/** What the request's own counting UpdateItem returned about the key's window. */
+export interface RateLimitState {
+  remaining: number;
+  resetSeconds: number;
+}
+
+/**
+ * IETF draft-ietf-httpapi-ratelimit-headers: the policy (quota 60, window 60 s) and the state of
+ * the key's window, on every response to an authenticated request, 429 included.
+ */
+export const RATE_LIMIT_POLICY = `"default";q=${RATE_LIMIT_REQUESTS};w=${RATE_WINDOW_MS / 1000}`;
+
+export function rateLimitHeaders(state: RateLimitState): Record<string, string> {
+  return { 'RateLimit-Policy': RATE_LIMIT_POLICY, RateLimit: `"default";r=${state.remaining};t=${state.resetSeconds}` };
 }
 
 interface StoredKey {
@@ -51,12 +68,13 @@ export async function authenticateApiKey(headerValue: string | undefined, now = 
   if (stored.key_expires_at && Date.parse(stored.key_expires_at) <= now) return invalidKey();
 
   const count = stored.rate_count ?? 0;
+  const opensAt = (stored.rate_window_start ?? now) + RATE_WINDOW_MS;
+  const waitSeconds = Math.max(1, Math.ceil((opensAt - now) / 1000));
+  const rateLimit: RateLimitState = { remaining: Math.max(0, RATE_LIMIT_REQUESTS - count), resetSeconds: waitSeconds };
   if (count > RATE_LIMIT_REQUESTS) {
-    const opensAt = (stored.rate_window_start ?? now) + RATE_WINDOW_MS;
-    const waitSeconds = Math.max(1, Math.ceil((opensAt - now) / 1000));
     throw new ApiError(429, 'Too many requests', {
       details: `At most ${RATE_LIMIT_REQUESTS} requests per ${RATE_WINDOW_MS / 1000} seconds per API key`,
-      headers: { 'Retry-After': String(waitSeconds) },
+      headers: { 'Retry-After': String(waitSeconds), ...rateLimitHeaders(rateLimit) },
       extra: { retry_after: new Date(opensAt).toISOString() },
     });
   }
@@ -66,6 +84,7 @@ export async function authenticateApiKey(headerValue: string | undefined, now = 
     userId: stored.user_id,
     permissions: stored.permissions ?? [],
     subscriptionActive: stored.subscription_status === 'active',
+    rateLimit,
   };
 }
 

@@ -1,14 +1,17 @@
 import middy from '@middy/core';
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { z } from 'zod';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import type * as z from 'zod';
 import { WriteAudit } from '../audit/write-audit';
-import { authenticateApiKey, type AuthContext } from '../auth/authenticate';
+import { authenticateApiKey, rateLimitHeaders, type AuthContext } from '../auth/authenticate';
 import { actionForMethod, isAllowed, resourceForPath } from '../auth/permissions';
 import { isUuid } from '../ids';
 import { getLogger } from '../logger';
+import { parseJsonWithoutUnsafeKeys } from '../validation/safe-keys';
 import { ApiError, badRequest, forbidden, methodNotAllowed, notFound } from './errors';
 import type { Operation } from './operation';
+import { entityTagOf, parseIfMatch } from './record-version';
 import { COMMON_HEADERS, toApiGatewayResult, type HttpResult } from './response';
 import { matchPath } from './route-table';
 
@@ -29,6 +32,8 @@ const states = new WeakMap<APIGatewayProxyEventV2, PipelineState>();
 const stateOf = (request: ApiRequest): PipelineState => states.get(request.event)!;
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+/** Methods that honour `If-Match`. */
+const CONDITIONAL_METHODS = new Set(['PUT', 'PATCH', 'DELETE']);
 
 /** normalize: method, path and the matching operation (not yet acted upon). */
 function normalize(operations: Operation[]): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> {
@@ -103,7 +108,8 @@ function parseJsonBody(event: APIGatewayProxyEventV2): unknown {
   if (raw.trim() === '') throw badRequest('Request body must be a JSON object', { details: 'The body is empty' });
   let parsed: unknown;
   try {
-    parsed = JSON.parse(raw);
+    // `__proto__`, `constructor` and `prototype` keys are dropped at every depth before anything reads the body.
+    parsed = parseJsonWithoutUnsafeKeys(raw);
   } catch {
     throw badRequest('Malformed JSON', { details: 'The body is not valid JSON' });
   }
@@ -141,14 +147,19 @@ async function invoke(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStr
     if (!parsed.success) throw badRequest('Invalid query parameter', { details: describeIssues(parsed.error) });
     query = parsed.data;
   }
+  const ifMatch = CONDITIONAL_METHODS.has(state.method) ? parseIfMatch(event.headers?.['if-match']) : undefined;
   const result: HttpResult = await operation.handle({
     body,
     query,
     params: state.params,
     auth: state.auth!,
     audit: state.audit!,
+    ifMatch,
     event,
   });
+  // A single record carries its strong ETag (GET, POST, PUT and PATCH of an item).
+  const etag = entityTagOf(result.body);
+  if (etag) result.headers = { ...result.headers, ETag: etag };
   if (WRITE_METHODS.has(state.method) && result.statusCode < 300 && state.audit && !state.audit.isRecorded) {
     const recordId = (result.body as { id?: string } | undefined)?.id ?? state.params.id;
     await state.audit.record(recordId, result.statusCode);
@@ -165,11 +176,27 @@ function errorMapper(): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStr
         request.response = toApiGatewayResult({ statusCode: error.status, body: error.toBody(), headers: error.options.headers });
         return;
       }
-      // The message may quote input values; log the error's name and frames only.
-      getLogger().error('Unhandled error', { errorName: error?.name, frames: error?.stack?.split('\n').slice(1, 8).join('\n') });
+      // The message may quote input values; log the error's name and frames only. The answer is
+      // the spec's JSON body even when the logger itself cannot be had.
+      const fields = { errorName: error?.name, frames: error?.stack?.split('\n').slice(1, 8).join('\n') };
+      try {
+        getLogger().error('Unhandled error', fields);
+      } catch {
+        process.stderr.write(`${JSON.stringify({ level: 'ERROR', message: 'Unhandled error', ...fields })}\n`);
+      }
       request.response = toApiGatewayResult({ statusCode: 500, body: { error: 'Internal server error', status: 500 } });
     },
   };
+}
+
+/** The key's rate-limit state on every response to an authenticated request (spec §8). */
+function rateLimitState(): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> {
+  const addHeaders = (request: ApiRequest) => {
+    const auth = states.get(request.event)?.auth;
+    if (!auth || !request.response) return;
+    request.response.headers = { ...request.response.headers, ...rateLimitHeaders(auth.rateLimit) };
+  };
+  return { after: addHeaders, onError: addHeaders };
 }
 
 /** One structured line per request: route, status, duration, key id. No bodies, no secrets. */
@@ -177,14 +204,19 @@ function accessLog(): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStruc
   const write = (request: ApiRequest) => {
     const state = states.get(request.event);
     if (!state) return;
-    getLogger().info('request', {
+    const fields = {
       method: state.method,
       route: state.operation?.path ?? null,
       status: request.response?.statusCode,
       duration_ms: Date.now() - state.startedAt,
       key_id: state.auth?.keyId ?? null,
       organization_id: state.auth?.organizationId ?? null,
-    });
+    };
+    try {
+      getLogger().info('request', fields);
+    } catch {
+      // A logger that cannot be had must not turn an answer into an error.
+    }
   };
   return { after: write, onError: write };
 }
@@ -197,7 +229,9 @@ function accessLog(): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStruc
  */
 export function createApiHandler(operations: Operation[]) {
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context>()
+    .use(injectLambdaContext(getLogger()))
     .use(accessLog())
+    .use(rateLimitState())
     .use(errorMapper())
     .use(normalize(operations))
     .use(route(operations))

@@ -2,6 +2,7 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { z } from 'zod';
 import type { AuthContext } from '../auth/authenticate';
 import type { WriteAudit } from '../audit/write-audit';
+import type { IfMatch } from './record-version';
 import type { HttpResult } from './response';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -12,6 +13,8 @@ export interface OperationInput<Body, Query> {
   params: Record<string, string>;
   auth: AuthContext;
   audit: WriteAudit;
+  /** `If-Match` of a PUT, PATCH or DELETE (optimistic concurrency). */
+  ifMatch?: IfMatch;
   event: APIGatewayProxyEventV2;
 }
 

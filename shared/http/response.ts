@@ -6,9 +6,9 @@ export const COMMON_HEADERS: Record<string, string> = {
   'Content-Type': 'application/json; charset=utf-8',
   'Cache-Control': 'private, no-store',
   'Access-Control-Allow-Origin': '*',
-  'Access-Control-Allow-Headers': 'Content-Type, x-api-key',
+  'Access-Control-Allow-Headers': 'Content-Type, x-api-key, If-Match',
   'Access-Control-Allow-Methods': 'GET, POST, PUT, PATCH, DELETE, OPTIONS',
-  'Access-Control-Expose-Headers': 'Retry-After, Allow',
+  'Access-Control-Expose-Headers': 'Retry-After, Allow, ETag, RateLimit, RateLimit-Policy',
 };
 
 export interface HttpResult {

@@ -1,0 +1,72 @@
+import { createHash } from 'node:crypto';
+import { ApiError } from './errors';
+
+/**
+ * Optimistic concurrency (strong ETags and If-Match), one mechanism for every resource.
+ *
+ * Every stored record carries a `version` that each write increments. Repositories register the
+ * version of each record they return (`withVersion`); the API pipeline turns it into the `ETag`
+ * of single-record responses. A write that was sent with `If-Match` compares it with the ETag of
+ * the record it read, then writes on the condition that the version is still the one read, so a
+ * change between the read and the write is a 412 rather than a lost update.
+ *
+ * The version travels beside the record (a WeakMap) rather than in it, so that responses carry
+ * only documented fields.
+ */
+const versions = new WeakMap<object, number>();
+
+export const VERSION_ATTRIBUTE = 'version';
+
+export function withVersion<T extends object>(record: T, version: number): T {
+  versions.set(record, version);
+  return record;
+}
+
+export function versionOf(record: unknown): number | undefined {
+  return record !== null && typeof record === 'object' ? versions.get(record) : undefined;
+}
+
+/** Items written before versions existed count as version 0. */
+export function storedVersion(item: Record<string, unknown>): number {
+  const value = item[VERSION_ATTRIBUTE];
+  return typeof value === 'number' ? value : 0;
+}
+
+/** A strong entity tag: opaque, different for every record and every version of it. */
+export function entityTag(id: string, version: number): string {
+  return `"${createHash('sha256').update(`${id}#${version}`).digest('base64url').slice(0, 27)}"`;
+}
+
+export function entityTagOf(record: unknown): string | undefined {
+  const version = versionOf(record);
+  const id = (record as { id?: unknown } | null)?.id;
+  return version !== undefined && typeof id === 'string' ? entityTag(id, version) : undefined;
+}
+
+/** The parsed `If-Match` header: any existing record, or a list of entity tags. */
+export type IfMatch = { any: true } | { any: false; tags: string[] };
+
+export function parseIfMatch(header: string | undefined): IfMatch | undefined {
+  if (header === undefined) return undefined;
+  const value = header.trim();
+  if (value === '*') return { any: true };
+  // Weak tags never match in a strong comparison (RFC 9110 §13.1.1); they are kept so nothing matches.
+  const tags = value.match(/(?:W\/)?"[^"]*"/g) ?? [value];
+  return { any: false, tags };
+}
+
+export const preconditionFailed = () =>
+  new ApiError(412, 'Precondition failed', { details: 'The record changed since the ETag sent in If-Match was read' });
+
+/** Throws 412 unless the record as read satisfies `If-Match`. */
+export function assertPrecondition(ifMatch: IfMatch | undefined, record: { id: string }, version: number): void {
+  if (!ifMatch || ifMatch.any) return;
+  if (!ifMatch.tags.includes(entityTag(record.id, version))) throw preconditionFailed();
+}
+
+/** The write condition "the version is still the one read", for an item that exists. */
+export function versionCondition(seenVersion: number): { expression: string; names: Record<string, string>; values: Record<string, number> } {
+  return seenVersion === 0
+    ? { expression: 'attribute_exists(pk) AND attribute_not_exists(#version)', names: { '#version': VERSION_ATTRIBUTE }, values: {} }
+    : { expression: 'attribute_exists(pk) AND #version = :seenVersion', names: { '#version': VERSION_ATTRIBUTE }, values: { ':seenVersion': seenVersion } };
+}
