@@ -11,7 +11,8 @@ export const FREE_FORM_MAX_STRING_LENGTH = 5_000;
 /** DynamoDB stores magnitudes from 1e-130; the document client refuses integers beyond 2^53. */
 const SMALLEST_STORABLE_MAGNITUDE = 1e-130;
 
-const hasAtMostTwoDecimals = (value: number) => Math.abs(Math.round(value * 100) - value * 100) < 1e-6;
+/** Exact: the number is its own rounding to agorot (1e-200 is not, nor 10.123). */
+const hasAtMostTwoDecimals = (value: number) => Number(value.toFixed(2)) === value;
 
 /** An amount in ILS: finite, 0 <= x <= 1e12, at most 2 decimal places. */
 export const amountSchema = () =>

@@ -1,0 +1,278 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { startTestRuntime, type TestRuntime } from '../support/test-runtime';
+
+let runtime: TestRuntime;
+beforeAll(async () => {
+  runtime = await startTestRuntime({ events: false });
+});
+afterAll(async () => {
+  await runtime.stop();
+});
+
+type Tenant = Awaited<ReturnType<TestRuntime['organization']>>;
+
+const createLead = async (tenant: Tenant, body: Record<string, unknown> = {}) => {
+  const response = await runtime.request('POST', '/leads', { key: tenant.apiKey, body: { first_name: 'Lead', ...body } });
+  expect(response.status).toBe(201);
+  return response;
+};
+
+const deeplyNested = (depth: number): Record<string, unknown> => {
+  let value: Record<string, unknown> = { leaf: 'x' };
+  for (let level = 0; level < depth; level++) value = { nested: value };
+  return value;
+};
+
+/** The fuzz cases that once answered 500: numbers DynamoDB cannot store and non-flat objects. */
+const FUZZ_BODIES: Array<[string, Record<string, unknown>, string]> = [
+  ['required_amount 1e200', { required_amount: 1e200 }, 'required_amount'],
+  ['required_amount 1e-200', { required_amount: 1e-200 }, 'required_amount'],
+  ['required_amount 30 digits', { required_amount: 123456789012345678901234567890 }, 'required_amount'],
+  ['required_amount negative', { required_amount: -1 }, 'required_amount'],
+  ['required_amount three decimals', { required_amount: 10.123 }, 'required_amount'],
+  ['required_amount above 1e12', { required_amount: 1e12 + 1 }, 'required_amount'],
+  ['total_income 1e200', { total_income: 1e200 }, 'total_income'],
+  ['total_income 1e-200', { total_income: 1e-200 }, 'total_income'],
+  ['total_income 30 digits', { total_income: 123456789012345678901234567890 }, 'total_income'],
+  ['custom_fields deeply nested', { custom_fields: deeplyNested(60) }, 'custom_fields'],
+  ['custom_fields one level nested', { custom_fields: { a: { b: 1 } } }, 'custom_fields'],
+  ['custom_fields array value', { custom_fields: { a: [1, 2] } }, 'custom_fields'],
+  ['custom_fields number 1e200', { custom_fields: { a: 1e200 } }, 'custom_fields'],
+  ['custom_fields number 1e-200', { custom_fields: { a: 1e-200 } }, 'custom_fields'],
+  ['custom_fields 101 keys', { custom_fields: Object.fromEntries(Array.from({ length: 101 }, (_, index) => [`k${index}`, index])) }, 'custom_fields'],
+  ['custom_fields key of 65 characters', { custom_fields: { ['k'.repeat(65)]: 1 } }, 'custom_fields'],
+  ['custom_fields string of 5001 characters', { custom_fields: { a: 'x'.repeat(5001) } }, 'custom_fields'],
+  ['custom_fields an array', { custom_fields: [1, 2] }, 'custom_fields'],
+];
+
+describe('hardening §1: no input reaches a 500 (bounded numbers, flat free-form objects)', () => {
+  let tenant: Tenant;
+  let leadId: string;
+  beforeAll(async () => {
+    tenant = await runtime.organization();
+    leadId = (await createLead(tenant)).body.id;
+  });
+
+  test.each(FUZZ_BODIES)('POST, PUT and PATCH /leads with %s: 400 JSON naming the field', async (_name, body, field) => {
+    const fresh = await runtime.organization();
+    const attempts = [
+      await runtime.request('POST', '/leads', { key: fresh.apiKey, body: { first_name: 'Fuzz', ...body } }),
+      await runtime.request('PUT', `/leads/${leadId}`, { key: tenant.apiKey, body }),
+      await runtime.request('PATCH', `/leads/${leadId}`, { key: tenant.apiKey, body }),
+    ];
+    for (const response of attempts) {
+      expect(response.status).toBe(400);
+      expect(response.headers.get('content-type')).toMatch(/application\/json/);
+      expect(response.body).toMatchObject({ error: 'Validation failed', status: 400 });
+      expect(response.body.details).toContain(field);
+    }
+    const list = await runtime.request('GET', '/leads', { key: fresh.apiKey });
+    expect(list.body.count).toBe(0);
+  });
+
+  test('bounds that hold are stored: 1e12 with two decimals, flat custom fields of every allowed type', async () => {
+    const fresh = await runtime.organization();
+    const custom_fields = { budget: 1500000.5, vip: true, note: 'שלום', empty: null, ['k'.repeat(64)]: 'x'.repeat(5000) };
+    const created = await createLead(fresh, { required_amount: 1e12, total_income: 12345.67, custom_fields });
+    const read = await runtime.request('GET', `/leads/${created.body.id}`, { key: fresh.apiKey });
+    expect(read.body).toMatchObject({ required_amount: 1e12, total_income: 12345.67, custom_fields });
+  });
+});
+
+describe('hardening §1: prototype keys are dropped at any depth before anything reads the body', () => {
+  test('__proto__, constructor and prototype keys are never stored or echoed', async () => {
+    const tenant = await runtime.organization();
+    const rawBody =
+      '{"first_name":"Safe","__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}},' +
+      '"custom_fields":{"__proto__":{"polluted":"yes"},"prototype":"x","constructor":"y","kept":"ok"}}';
+    const created = await runtime.request('POST', '/leads', { key: tenant.apiKey, rawBody, headers: { 'content-type': 'application/json' } });
+    expect(created.status).toBe(201);
+    expect(created.body.custom_fields).toEqual({ kept: 'ok' });
+    expect(created.text).not.toContain('polluted');
+    const list = await runtime.request('GET', '/leads', { key: tenant.apiKey });
+    expect(list.text).not.toContain('polluted');
+    expect(list.text).not.toContain('"prototype"');
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
+
+describe('hardening §4: strong ETags and If-Match', () => {
+  test('GET, POST, PUT and PATCH of a lead carry a strong ETag that changes with every write; CORS exposes it', async () => {
+    const tenant = await runtime.organization();
+    const created = await createLead(tenant);
+    const createdTag = created.headers.get('etag');
+    expect(createdTag).toMatch(/^"[^"]+"$/);
+    expect(created.headers.get('access-control-expose-headers')).toMatch(/\bETag\b/);
+    const read = await runtime.request('GET', `/leads/${created.body.id}`, { key: tenant.apiKey });
+    expect(read.headers.get('etag')).toBe(createdTag);
+    const patched = await runtime.request('PATCH', `/leads/${created.body.id}`, { key: tenant.apiKey, body: { last_name: 'One' } });
+    const put = await runtime.request('PUT', `/leads/${created.body.id}`, { key: tenant.apiKey, body: { last_name: 'Two' } });
+    const tags = [createdTag, patched.headers.get('etag'), put.headers.get('etag')];
+    expect(new Set(tags).size).toBe(3);
+    const again = await runtime.request('GET', `/leads/${created.body.id}`, { key: tenant.apiKey });
+    expect(again.headers.get('etag')).toBe(put.headers.get('etag'));
+    // Another lead never shares a tag, and lists carry none.
+    const other = await createLead(tenant);
+    expect(other.headers.get('etag')).not.toBe(createdTag);
+    const list = await runtime.request('GET', '/leads', { key: tenant.apiKey });
+    expect(list.headers.get('etag')).toBeNull();
+  });
+
+  test('PUT, PATCH and DELETE with a stale If-Match: 412 and nothing written; the current one and * succeed', async () => {
+    const tenant = await runtime.organization();
+    const created = await createLead(tenant);
+    const id = created.body.id;
+    const stale = created.headers.get('etag')!;
+    const changed = await runtime.request('PATCH', `/leads/${id}`, { key: tenant.apiKey, body: { last_name: 'Changed' } });
+    const current = changed.headers.get('etag')!;
+
+    for (const method of ['PUT', 'PATCH']) {
+      const refused = await runtime.request(method, `/leads/${id}`, { key: tenant.apiKey, body: { last_name: 'Lost' }, headers: { 'if-match': stale } });
+      expect(refused.status).toBe(412);
+      expect(refused.body).toMatchObject({ error: 'Precondition failed', status: 412 });
+    }
+    const status = await runtime.request('PATCH', `/leads/${id}/status`, { key: tenant.apiKey, body: { status: 'contacted' }, headers: { 'if-match': '"not-a-tag"' } });
+    expect(status.status).toBe(412);
+    const refusedDelete = await runtime.request('DELETE', `/leads/${id}`, { key: tenant.apiKey, headers: { 'if-match': stale } });
+    expect(refusedDelete.status).toBe(412);
+    const weak = await runtime.request('PATCH', `/leads/${id}`, { key: tenant.apiKey, body: { last_name: 'Weak' }, headers: { 'if-match': `W/${current}` } });
+    expect(weak.status).toBe(412);
+    const unchanged = await runtime.request('GET', `/leads/${id}`, { key: tenant.apiKey });
+    expect(unchanged.body.last_name).toBe('Changed');
+    expect(unchanged.headers.get('etag')).toBe(current);
+
+    const accepted = await runtime.request('PATCH', `/leads/${id}`, { key: tenant.apiKey, body: { last_name: 'Accepted' }, headers: { 'if-match': `"other", ${current}` } });
+    expect(accepted.status).toBe(200);
+    expect(accepted.body.last_name).toBe('Accepted');
+    const anyVersion = await runtime.request('PUT', `/leads/${id}`, { key: tenant.apiKey, body: { last_name: 'Any' }, headers: { 'if-match': '*' } });
+    expect(anyVersion.status).toBe(200);
+    const deleted = await runtime.request('DELETE', `/leads/${id}`, { key: tenant.apiKey, headers: { 'if-match': anyVersion.headers.get('etag')! } });
+    expect(deleted.status).toBe(200);
+    const missing = await runtime.request('PATCH', `/leads/${id}`, { key: tenant.apiKey, body: { last_name: 'Gone' }, headers: { 'if-match': '*' } });
+    expect(missing.status).toBe(404);
+  });
+
+  test('two writers with the same If-Match: exactly one wins, the other gets 412 (the check is the write condition)', async () => {
+    const tenant = await runtime.organization();
+    const created = await createLead(tenant);
+    const tag = created.headers.get('etag')!;
+    const results = await Promise.all(
+      ['A', 'B', 'C', 'D'].map((name) =>
+        runtime.request('PATCH', `/leads/${created.body.id}`, { key: tenant.apiKey, body: { last_name: name }, headers: { 'if-match': tag } }),
+      ),
+    );
+    const statuses = results.map((response) => response.status).sort();
+    expect(statuses.filter((status) => status === 200)).toHaveLength(1);
+    expect(statuses.filter((status) => status === 412)).toHaveLength(3);
+    const winner = results.find((response) => response.status === 200)!;
+    const read = await runtime.request('GET', `/leads/${created.body.id}`, { key: tenant.apiKey });
+    expect(read.body.last_name).toBe(winner.body.last_name);
+  });
+});
+
+describe('hardening §5: rate-limit headers (draft-ietf-httpapi-ratelimit-headers)', () => {
+  test('every authenticated answer carries RateLimit-Policy and RateLimit, counting down; 429 too; CORS exposes them', async () => {
+    const tenant = await runtime.organization();
+    const first = await runtime.request('GET', '/leads', { key: tenant.apiKey });
+    expect(first.headers.get('ratelimit-policy')).toBe('"default";q=60;w=60');
+    expect(first.headers.get('ratelimit')).toMatch(/^"default";r=59;t=(60|59)$/);
+    expect(first.headers.get('access-control-expose-headers')).toMatch(/RateLimit, RateLimit-Policy/);
+    const notFound = await runtime.request('GET', '/leads/00000000-0000-4000-8000-000000000000', { key: tenant.apiKey });
+    expect(notFound.status).toBe(404);
+    expect(notFound.headers.get('ratelimit')).toMatch(/^"default";r=58;t=\d+$/);
+    const invalid = await runtime.request('POST', '/leads', { key: tenant.apiKey, body: {} });
+    expect(invalid.status).toBe(400);
+    expect(invalid.headers.get('ratelimit')).toMatch(/^"default";r=57;t=\d+$/);
+    for (let index = 0; index < 57; index++) await runtime.request('GET', '/leads/statuses', { key: tenant.apiKey });
+    const limited = await runtime.request('GET', '/leads', { key: tenant.apiKey });
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('ratelimit-policy')).toBe('"default";q=60;w=60');
+    const match = /^"default";r=0;t=(\d+)$/.exec(limited.headers.get('ratelimit') ?? '');
+    expect(match).not.toBeNull();
+    expect(Number(match![1])).toBe(Number(limited.headers.get('retry-after')));
+  });
+
+  test('no rate-limit headers before a key is accepted (401)', async () => {
+    const response = await runtime.request('GET', '/leads', { key: 'not-a-key' });
+    expect(response.status).toBe(401);
+    expect(response.headers.get('ratelimit')).toBeNull();
+  });
+
+  test('counting and the headers cost no extra round trip: GET /leads/{id} stays at 2', async () => {
+    const tenant = await runtime.organization();
+    const created = await createLead(tenant);
+    const before = runtime.roundTrips();
+    const read = await runtime.request('GET', `/leads/${created.body.id}`, { key: tenant.apiKey });
+    expect(read.headers.get('ratelimit')).not.toBeNull();
+    expect(runtime.roundTrips() - before).toBe(2);
+  });
+});
+
+describe('hardening §7: phone and email lookups on GET /leads', () => {
+  test('?phone= matches the normalized phone whichever formatting either side used; ?email= is exact and case-insensitive', async () => {
+    const tenant = await runtime.organization();
+    const dashed = await createLead(tenant, { first_name: 'Dashed', phone: '052-123-4567', email: 'Dana@Example.com' });
+    const e164 = await createLead(tenant, { first_name: 'E164', phone: '+972521234567' });
+    await createLead(tenant, { first_name: 'Other', phone: '053-000-0000', email: 'dana@example.co' });
+
+    for (const phone of ['0521234567', '052-123-4567', '+972 52-123-4567']) {
+      const found = await runtime.request('GET', `/leads?phone=${encodeURIComponent(phone)}`, { key: tenant.apiKey });
+      expect(found.status).toBe(200);
+      expect(found.body.count).toBe(2);
+      expect(found.body.data.map((lead: { id: string }) => lead.id)).toEqual([e164.body.id, dashed.body.id]);
+    }
+    const byEmail = await runtime.request('GET', `/leads?email=${encodeURIComponent('DANA@example.COM')}`, { key: tenant.apiKey });
+    expect(byEmail.body).toMatchObject({ count: 1, data: [{ id: dashed.body.id }] });
+    const both = await runtime.request('GET', `/leads?phone=0521234567&email=dana@example.com`, { key: tenant.apiKey });
+    expect(both.body).toMatchObject({ count: 1, data: [{ id: dashed.body.id }] });
+    const paged = await runtime.request('GET', '/leads?phone=0521234567&limit=1&offset=1', { key: tenant.apiKey });
+    expect(paged.body).toMatchObject({ count: 2, data: [{ id: dashed.body.id }] });
+    const none = await runtime.request('GET', '/leads?phone=not-a-phone', { key: tenant.apiKey });
+    expect(none.body).toEqual({ data: [], count: 0 });
+    // search keeps the spec's substring rule: a dashed number is not found without its dashes.
+    const search = await runtime.request('GET', '/leads?search=0521234567', { key: tenant.apiKey });
+    expect(search.body.count).toBe(0);
+  });
+
+  test('another organization’s leads never match', async () => {
+    const owner = await runtime.organization();
+    const stranger = await runtime.organization();
+    await createLead(owner, { phone: '054-765-4321', email: 'owner@example.com' });
+    const phone = await runtime.request('GET', '/leads?phone=0547654321', { key: stranger.apiKey });
+    const email = await runtime.request('GET', '/leads?email=owner@example.com', { key: stranger.apiKey });
+    expect(phone.body.count).toBe(0);
+    expect(email.body.count).toBe(0);
+  });
+});
+
+describe('hardening §9: configuration is validated at cold start', () => {
+  const loadConfig = (env: Record<string, string>) =>
+    spawnSync(process.execPath, ['--import', 'tsx', '-e', "require('./shared/config'); console.log('loaded')"], {
+      cwd: path.join(__dirname, '../..'),
+      env: { PATH: process.env.PATH ?? '', ...env },
+      encoding: 'utf8',
+    });
+
+  test('in Lambda a missing TABLE_NAME fails the start instead of defaulting', () => {
+    const result = loadConfig({ AWS_LAMBDA_FUNCTION_NAME: 'leads', AWS_REGION: 'eu-west-1' });
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toContain('TABLE_NAME');
+    expect(result.stdout).not.toContain('loaded');
+  });
+
+  test('in Lambda the local-only WEBHOOKS_ALLOW_INSECURE is refused; with TABLE_NAME set it starts', () => {
+    const insecure = loadConfig({ AWS_LAMBDA_FUNCTION_NAME: 'leads', AWS_REGION: 'eu-west-1', TABLE_NAME: 't', WEBHOOKS_ALLOW_INSECURE: '1' });
+    expect(insecure.status).not.toBe(0);
+    expect(insecure.stderr).toContain('WEBHOOKS_ALLOW_INSECURE');
+    const valid = loadConfig({ AWS_LAMBDA_FUNCTION_NAME: 'leads', AWS_REGION: 'eu-west-1', TABLE_NAME: 't' });
+    expect(valid.status).toBe(0);
+    expect(valid.stdout).toContain('loaded');
+  });
+
+  test('an invalid value fails the start locally too', () => {
+    const result = loadConfig({ LOG_LEVEL: 'LOUD' });
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toContain('LOG_LEVEL');
+  });
+});
