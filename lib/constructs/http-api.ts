@@ -21,7 +21,7 @@ export type GroupAccess = (fn: ServiceFunction) => void;
 
 export interface ServiceHttpApiProps {
   table: ITable;
-  /** For example the webhooks group, which also enqueues deliveries and creates schedules. */
+  /** For example the webhooks group, which also puts test pings and redeliveries on the delivery queue. */
   groupAccess?: Partial<Record<FunctionGroup, GroupAccess>>;
 }
 

@@ -34,7 +34,6 @@ export class Webhooks extends Construct {
   readonly schedulerRole: Role;
   readonly fanoutFunction: ServiceFunction;
   readonly deliveryFunction: ServiceFunction;
-  readonly schedulerTargetFunction: ServiceFunction;
 
   constructor(scope: Construct, id: string, props: WebhooksProps) {
     super(scope, id);
@@ -127,27 +126,25 @@ export class Webhooks extends Construct {
         reportBatchItemFailures: true,
       }),
     );
-
-    // For schedules that target a function instead of the queue: it only puts the wake on the
-    // queue, so it gets the queue and no table access.
-    this.schedulerTargetFunction = new ServiceFunction(this, 'SchedulerTargetFunction', {
-      functionFolder: 'scheduler-target',
-      description: 'Puts the delivery wake of a due one-time schedule on the delivery queue',
-    });
-    this.grantEnqueue(this.schedulerTargetFunction);
   }
 
-  /** Send on the delivery queue, with the queue URL the configuration reads. */
+  /**
+   * Send on the delivery queue (SendMessageBatch needs sqs:SendMessage), with the queue URL the
+   * configuration reads. Not `grantSendMessages`: the queue URL is given, so GetQueueUrl and
+   * GetQueueAttributes would go unused.
+   */
   grantEnqueue(fn: ServiceFunction): void {
-    this.deliveryQueue.grantSendMessages(fn);
+    fn.addToRolePolicy(new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.deliveryQueue.queueArn] }));
     fn.addEnvironment('DELIVERY_QUEUE_URL', this.deliveryQueue.queueUrl);
   }
 
   /**
-   * Creating and deleting one-time schedules in the retry group only, and passing the scheduler
-   * role (and no other) to EventBridge Scheduler.
+   * For the delivery worker, which schedules the retries longer than SQS can delay: creating
+   * one-time schedules in the retry group only, and passing the scheduler role (and no other) to
+   * EventBridge Scheduler. No DeleteSchedule: a schedule deletes itself after it ran
+   * (ActionAfterCompletion DELETE), which EventBridge Scheduler does on its own authority.
    */
-  grantScheduling(fn: ServiceFunction): void {
+  private grantScheduling(fn: ServiceFunction): void {
     const stack = Stack.of(this);
     const schedulesInGroup = stack.formatArn({
       service: 'scheduler',
@@ -156,7 +153,7 @@ export class Webhooks extends Construct {
     });
     fn.addToRolePolicy(
       new PolicyStatement({
-        actions: ['scheduler:CreateSchedule', 'scheduler:DeleteSchedule'],
+        actions: ['scheduler:CreateSchedule'],
         resources: [schedulesInGroup],
       }),
     );
@@ -174,7 +171,7 @@ export class Webhooks extends Construct {
     Validations.of(fn).acknowledge({
       id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/<${stack.getLogicalId(this.scheduleGroup)}>/*]`,
       reason:
-        'Each retry is its own one-time schedule with a generated name, so the function may create and delete any schedule, but only inside the webhook retry group.',
+        'Each retry is its own one-time schedule with a generated name, so the function may create any schedule, but only inside the webhook retry group.',
     });
   }
 }

@@ -157,7 +157,7 @@ describe('HTTP API (lib/constructs/http-api.ts) wired from shared/http/route-tab
 describe('service functions (lib/constructs/service-function.ts): the house defaults', () => {
   test('every Lambda is Node.js 22 on arm64 with 1024 MB, active tracing and source maps', () => {
     const all = Object.values(functions());
-    expect(all.length).toBeGreaterThanOrEqual(7);
+    expect(all.length).toBeGreaterThanOrEqual(6);
     for (const fn of all) {
       expect(fn.Properties).toMatchObject({
         Runtime: 'nodejs22.x',
@@ -249,11 +249,148 @@ describe('least privilege on the table', () => {
     }
   });
 
-  test('the scheduler target only enqueues: no table access at all', () => {
-    const id = logicalId(stacks.stateless.webhooks.schedulerTargetFunction);
-    const actions = statementsOf(id).flatMap((statement) => asList(statement.Action) as string[]);
-    expect(actions.filter((action) => action.startsWith('dynamodb:'))).toEqual([]);
-    expect(actions).toContain('sqs:SendMessage');
+});
+
+describe('least privilege: every function\'s grants, pinned', () => {
+  type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Condition?: unknown };
+
+  /** A statement with its actions as a sorted list, so the order CDK writes them in does not matter. */
+  const normalized = (statement: Record<string, any>) => ({ ...statement, Action: [...asList(statement.Action as string | string[])].sort() });
+  const sortedStatements = (statements: Record<string, any>[]) =>
+    statements.map(normalized).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+
+  /**
+   * What each function may do, by its logical id: the whole list of statements its role holds.
+   * A grant added anywhere (a construct, a group's access, an event source) fails the test below
+   * until it is written down here.
+   */
+  function expectedGrants(): Map<string, Statement[]> {
+    const webhooks = stacks.stateless.webhooks;
+    const stack = Stack.of(stacks.stateless);
+    const tableArn = tableExport('Arn');
+    const deliveryQueueArn = arnOf(stack.getLogicalId(webhooks.deliveryQueue.node.defaultChild as any));
+    const failureQueueArn = arnOf(stack.getLogicalId(webhooks.streamFailureQueue.node.defaultChild as any));
+
+    const tracing: Statement = { Effect: 'Allow', Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], Resource: '*' };
+    const table: Statement[] = [
+      {
+        Effect: 'Allow',
+        Action: [
+          'dynamodb:GetItem',
+          'dynamodb:BatchGetItem',
+          'dynamodb:Query',
+          'dynamodb:PutItem',
+          'dynamodb:UpdateItem',
+          'dynamodb:DeleteItem',
+          'dynamodb:BatchWriteItem',
+          'dynamodb:ConditionCheckItem',
+        ],
+        Resource: tableArn,
+      },
+      {
+        Effect: 'Allow',
+        Action: 'dynamodb:Query',
+        Resource: GLOBAL_INDEXES.map((index) => ({ 'Fn::Join': ['', [tableArn, `/index/${index.indexName}`]] })),
+      },
+    ];
+    const enqueue: Statement = { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: deliveryQueueArn };
+
+    const grants = new Map<string, Statement[]>();
+    for (const [group, fn] of stacks.stateless.httpApi.functions) {
+      // The webhooks API puts test pings and redeliveries on the queue; it schedules nothing.
+      grants.set(logicalId(fn), group === 'webhooks' ? [tracing, ...table, enqueue] : [tracing, ...table]);
+    }
+    grants.set(logicalId(stacks.stateless.intake.intakeFunction), [tracing, ...table]);
+    grants.set(logicalId(webhooks.fanoutFunction), [
+      tracing,
+      ...table,
+      enqueue,
+      {
+        Effect: 'Allow',
+        Action: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'],
+        Resource: tableExport('StreamArn'),
+      },
+      // The stream event source mapping's on-failure destination.
+      { Effect: 'Allow', Action: ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'], Resource: failureQueueArn },
+    ]);
+    grants.set(logicalId(webhooks.deliveryFunction), [
+      tracing,
+      ...table,
+      enqueue,
+      {
+        Effect: 'Allow',
+        Action: 'scheduler:CreateSchedule',
+        Resource: {
+          'Fn::Join': [
+            '',
+            [
+              'arn:',
+              { Ref: 'AWS::Partition' },
+              ':scheduler:',
+              { Ref: 'AWS::Region' },
+              ':',
+              { Ref: 'AWS::AccountId' },
+              ':schedule/',
+              { Ref: stack.getLogicalId(webhooks.scheduleGroup) },
+              '/*',
+            ],
+          ],
+        },
+      },
+      {
+        Effect: 'Allow',
+        Action: 'iam:PassRole',
+        Resource: arnOf(stack.getLogicalId(webhooks.schedulerRole.node.defaultChild as any)),
+        Condition: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
+      },
+      // The queue event source mapping, which reads with the function's role.
+      {
+        Effect: 'Allow',
+        Action: ['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueUrl', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'],
+        Resource: deliveryQueueArn,
+      },
+    ]);
+    return grants;
+  }
+
+  test('every function in the stack has its grants written down: the API groups, intake, fanout and delivery, and no other (no scheduler-target: schedules send to the queue)', () => {
+    expect(Object.keys(functions()).sort()).toEqual([...expectedGrants().keys()].sort());
+    const groups = new Set<FunctionGroup>([...API_ROUTES.map((route) => route.group), FALLBACK_GROUP]);
+    expect(Object.keys(functions())).toHaveLength(groups.size + 3);
+  });
+
+  test('each function\'s role holds exactly its written-down statements (actions and resources), nothing more', () => {
+    for (const [id, expected] of expectedGrants()) {
+      expect({ id, statements: sortedStatements(statementsOf(id)) }).toEqual({ id, statements: sortedStatements(expected) });
+    }
+  });
+
+  test('each function has a role of its own, with the basic execution policy as its only managed policy and no inline policy', () => {
+    const resources = template.toJSON().Resources as Record<string, Resource>;
+    const roles = Object.keys(functions()).map(roleOf);
+    expect(new Set(roles).size).toBe(roles.length);
+    for (const roleId of roles) {
+      const role = resources[roleId];
+      expect(role.Properties.AssumeRolePolicyDocument.Statement).toEqual([
+        { Effect: 'Allow', Action: 'sts:AssumeRole', Principal: { Service: 'lambda.amazonaws.com' } },
+      ]);
+      expect(role.Properties.ManagedPolicyArns).toEqual([
+        { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':iam::aws:policy/service-role/AWSLambdaBasicExecutionRole']] },
+      ]);
+      expect(role.Properties.Policies).toBeUndefined();
+    }
+  });
+
+  test('every IAM policy in the stack belongs to one function role or the scheduler role', () => {
+    const stack = Stack.of(stacks.stateless);
+    const known = new Set([...Object.keys(functions()).map(roleOf), stack.getLogicalId(stacks.stateless.webhooks.schedulerRole.node.defaultChild as any)]);
+    const policies = Object.values(template.findResources('AWS::IAM::Policy') as Record<string, Resource>);
+    for (const policy of policies) {
+      expect(policy.Properties.Roles).toHaveLength(1);
+      expect(known).toContain(policy.Properties.Roles[0].Ref);
+    }
+    expect(Object.keys(template.findResources('AWS::IAM::Role'))).toHaveLength(known.size);
+    expect(template.findResources('AWS::IAM::ManagedPolicy')).toEqual({});
   });
 });
 
@@ -349,12 +486,15 @@ describe('events and outbound webhooks (lib/constructs/webhooks.ts)', () => {
     ]);
   });
 
-  test('spec §3 retries: only the delivery worker and the webhooks API create schedules, in the retry group only, passing the scheduler role only', () => {
+  test('spec §3 retries: only the delivery worker creates schedules, in the retry group only, passing the scheduler role only; the webhooks API only enqueues', () => {
     const webhooks = stacks.stateless.webhooks;
     const stack = Stack.of(stacks.stateless);
     const groupId = stack.getLogicalId(webhooks.scheduleGroup);
     const roleArn = arnOf(stack.getLogicalId(webhooks.schedulerRole.node.defaultChild as any));
-    const schedulers = [logicalId(webhooks.deliveryFunction), groupFunctionId('webhooks')];
+    const schedulers = [logicalId(webhooks.deliveryFunction)];
+    const webhooksApi = functions()[groupFunctionId('webhooks')].Properties.Environment.Variables;
+    expect(webhooksApi.DELIVERY_QUEUE_URL).toEqual({ Ref: stack.getLogicalId(webhooks.deliveryQueue.node.defaultChild as any) });
+    for (const name of ['SCHEDULER_MODE', 'SCHEDULER_GROUP_NAME', 'SCHEDULER_ROLE_ARN', 'SCHEDULER_TARGET_ARN']) expect(webhooksApi[name]).toBeUndefined();
     for (const id of Object.keys(functions())) {
       const statements = statementsOf(id);
       const scheduling = statements.filter((statement) => asList(statement.Action).some((action: string) => action.startsWith('scheduler:')));
@@ -369,7 +509,7 @@ describe('events and outbound webhooks (lib/constructs/webhooks.ts)', () => {
       expect(scheduling).toEqual([
         {
           Effect: 'Allow',
-          Action: ['scheduler:CreateSchedule', 'scheduler:DeleteSchedule'],
+          Action: 'scheduler:CreateSchedule',
           Resource: {
             'Fn::Join': [
               '',
