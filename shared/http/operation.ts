@@ -34,6 +34,11 @@ export interface Operation<BodySchema extends z.ZodType = z.ZodType, QuerySchema
   body?: BodySchema;
   query?: QuerySchema;
   response: { status: number; description: string; schema?: z.ZodType };
+  /**
+   * The response is one versioned record: it carries a strong `ETag`, and a PUT, PATCH or DELETE
+   * honours `If-Match` (412 when the record changed). Documented in OpenAPI from this flag.
+   */
+  versioned?: boolean;
   errors?: number[];
   handle(input: OperationInput<z.infer<BodySchema>, z.infer<QuerySchema>>): Promise<HttpResult>;
 }
