@@ -1,114 +1,102 @@
 import { parseArgs } from 'node:util';
-import { configureService, getConfig } from '../shared/config';
 import { ensureTable } from '../local/table';
+import { configureService, getConfig } from '../shared/config';
+import { adminCommands, optionsOf, type CommandSpec, type Flags } from './admin-commands';
 import { AdminInputError } from './admin-error';
-import * as admin from './organization-admin';
-import * as intakeAdmin from './intake-admin';
+import { commandUsageText, optionList, usageText } from './usage-text';
 
 /**
  * `npx mortgage-admin <command>` (../shared/contract.md): one JSON object on stdout and exit 0,
- * or `{"error": ...}` on stderr and exit 2.
+ * or `{"error": ...}` on stderr and exit 2. `--help` (or `help`) prints usage on stdout, exit 0.
  */
-type Flags = Record<string, string | boolean | undefined>;
-type Command = (flags: Flags) => Promise<unknown>;
-
-function required(flags: Flags, name: string): string {
-  const value = flags[name];
-  if (typeof value !== 'string' || value === '') throw new AdminInputError(`--${name} is required`);
-  return value;
+export interface CliResult {
+  exitCode: number;
+  stdout?: string;
+  stderr?: string;
 }
 
-function optional(flags: Flags, name: string): string | undefined {
-  const value = flags[name];
-  return typeof value === 'string' ? value : undefined;
+type Invocation = { help: string } | { name: string; command: CommandSpec; flags: Flags };
+
+const COMMAND_NAMES = Object.keys(adminCommands);
+const USAGE_HINT = 'run `npx mortgage-admin --help` for usage';
+
+function commandsOfGroup(group: string): string[] {
+  return COMMAND_NAMES.filter((name) => name.startsWith(`${group} `));
 }
 
-export const commands: Record<string, Command> = {
-  'org create': (flags) => admin.createOrganization(required(flags, 'name')),
-  'org subscription': async (flags) => {
-    const result = await admin.setSubscription(required(flags, 'org'), required(flags, 'status'));
-    // Intake endpoints keep a copy of the subscription status next to their token.
-    await intakeAdmin.syncIntakeSubscription(result.organization_id, result.subscription_status);
-    return result;
-  },
-  'user create': (flags) =>
-    admin.createUser(required(flags, 'org'), required(flags, 'name'), required(flags, 'email'), optional(flags, 'role') ?? 'member'),
-  'user deactivate': (flags) => admin.deactivateUser(required(flags, 'user')),
-  'key create': (flags) =>
-    admin.createKey(required(flags, 'org'), required(flags, 'user'), required(flags, 'permissions'), optional(flags, 'expires-at')),
-  'key revoke': (flags) => admin.revokeKey(required(flags, 'key')),
-  'status create': (flags) =>
-    admin.createStatus({
-      organizationId: required(flags, 'org'),
-      kind: required(flags, 'kind'),
-      value: required(flags, 'value'),
-      label: required(flags, 'label'),
-      isDefault: flags.default === true,
-      isConverted: flags.converted === true,
-      order: optional(flags, 'order'),
-      bg: optional(flags, 'bg'),
-      text: optional(flags, 'text'),
-    }),
-  'status deactivate': (flags) => admin.deactivateStatus(required(flags, 'org'), required(flags, 'kind'), required(flags, 'value')),
-  notifications: (flags) => admin.userNotifications(required(flags, 'user')),
-  'intake create': (flags) => intakeAdmin.createIntake(flags),
-  'intake rotate-token': (flags) => intakeAdmin.rotateIntakeToken(flags),
-  'intake disable': (flags) => intakeAdmin.disableIntake(flags),
-  'intake log': (flags) => intakeAdmin.intakeLog(flags),
-  seed: async (flags) => {
-    // Checked first, so a missing --aws setting leaves nothing half-created.
-    intakeAdmin.addressBuilder(flags.aws === true);
-    const { organization_id } = await admin.createOrganization('Demo Mortgage Advisors');
-    const { user_id } = await admin.createUser(organization_id, 'Demo Admin', 'admin@demo.example', 'admin');
-    const { key_id, api_key } = await admin.createKey(organization_id, user_id, 'admin');
-    const intake = await intakeAdmin.createIntake({ org: organization_id, name: 'Website form', source: 'website', aws: flags.aws });
-    return {
-      organization_id,
-      user_id,
-      key_id,
-      api_key,
-      intake_id: intake.intake_id,
-      intake_token: intake.token,
-      intake_url: intake.url,
-      intake_direct_url: intake.direct_url,
-    };
-  },
-};
+/** The longest command name the leading words spell (`org create`, `seed`), and the words left over. */
+function resolveCommand(words: string[]): { name: string; rest: string[] } | undefined {
+  for (const length of [2, 1]) {
+    const name = words.slice(0, length).join(' ');
+    if (words.length >= length && adminCommands[name]) return { name, rest: words.slice(length) };
+  }
+  return undefined;
+}
 
-const BOOLEAN_FLAGS = ['default', 'converted', 'signing', 'aws', 'in-memory'];
-const STRING_FLAGS = [
-  'name', 'org', 'status', 'email', 'role', 'user', 'permissions', 'expires-at', 'key', 'kind', 'value', 'label',
-  'order', 'bg', 'text', 'source', 'assignee', 'tags', 'duplicate-mode', 'ip-allow', 'honeypot', 'mapping', 'intake', 'limit',
-];
+function unknownCommand(words: string[]): AdminInputError {
+  if (words.length === 0) return new AdminInputError(`no command given; commands: ${COMMAND_NAMES.join(', ')}; ${USAGE_HINT}`);
+  const group = commandsOfGroup(words[0]);
+  if (group.length > 0 && words.length === 1) return new AdminInputError(`"${words[0]}" needs a subcommand: ${group.join(', ')}`);
+  return new AdminInputError(`unknown command "${words.join(' ')}"; commands: ${COMMAND_NAMES.join(', ')}; ${USAGE_HINT}`);
+}
 
-export async function runCli(argv: string[]): Promise<{ exitCode: number; stdout?: string; stderr?: string }> {
+function parseOptions(name: string, command: CommandSpec, args: string[]): Flags {
+  const specs = optionsOf(command);
+  const options = Object.fromEntries(
+    Object.entries(specs).map(([option, spec]) => [option, spec.short ? { type: spec.type, short: spec.short } : { type: spec.type }]),
+  );
+  // Unknown options first, so the error names this command's options (parseArgs' own message does not).
+  const { tokens } = parseArgs({ args, options, strict: false, allowPositionals: true, tokens: true });
+  const unknown = tokens.find((token) => token.kind === 'option' && !(token.name in specs));
+  if (unknown?.kind === 'option') {
+    throw new AdminInputError(`unknown option ${unknown.rawName} for "${name}"; its options: ${optionList(command)}`);
+  }
+  const flags = parseArgs({ args, options, strict: true, allowPositionals: false }).values as Flags;
+  const missing = Object.entries(command.options).find(([option, spec]) => spec.required && flags[option] === undefined);
+  if (missing) throw new AdminInputError(`--${missing[0]} is required`);
+  return flags;
+}
+
+/** Command words come first (`org create`), then options; `help <command>` or `--help` anywhere asks for usage. */
+function parseInvocation(argv: string[]): Invocation {
+  const firstOption = argv.findIndex((arg) => arg.startsWith('-'));
+  const words = firstOption === -1 ? argv : argv.slice(0, firstOption);
+  const optionArgs = argv.slice(words.length);
+  const helpWanted = words[0] === 'help' || optionArgs.some((arg) => arg === '--help' || arg === '-h');
+  const commandWords = words[0] === 'help' ? words.slice(1) : words;
+  const resolved = resolveCommand(commandWords);
+  if (helpWanted) {
+    if (commandWords.length === 0) return { help: usageText() };
+    if (resolved && resolved.rest.length === 0) return { help: commandUsageText(resolved.name) };
+    const group = commandsOfGroup(commandWords[0]);
+    if (group.length > 0 && commandWords.length === 1) return { help: usageText(group) };
+    throw unknownCommand(commandWords);
+  }
+  if (!resolved) throw unknownCommand(words);
+  if (resolved.rest.length > 0) throw new AdminInputError(`unexpected argument "${resolved.rest[0]}" after "${resolved.name}"; ${USAGE_HINT}`);
+  const command = adminCommands[resolved.name];
+  return { name: resolved.name, command, flags: parseOptions(resolved.name, command, optionArgs) };
+}
+
+function errorMessage(error: unknown): string {
+  if (error instanceof AdminInputError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) return (error as Error).message;
+  return `command failed: ${(error as Error).name}: ${(error as Error).message}`;
+}
+
+export async function runCli(argv: string[]): Promise<CliResult> {
   try {
-    const { values, positionals } = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: Object.fromEntries([
-        ...BOOLEAN_FLAGS.map((name) => [name, { type: 'boolean' as const }]),
-        ...STRING_FLAGS.map((name) => [name, { type: 'string' as const }]),
-      ]),
-    });
-    const name = [positionals.slice(0, 2).join(' '), positionals[0]].find((candidate) => candidate && commands[candidate]);
-    if (!name) throw new AdminInputError(`unknown command "${positionals.join(' ')}"; commands: ${Object.keys(commands).join(', ')}`);
-    if (!(values as Flags).aws) {
+    const invocation = parseInvocation(argv);
+    if ('help' in invocation) return { exitCode: 0, stdout: invocation.help };
+    if (invocation.flags.aws !== true) {
       // Locally the table is created on first use, as `npm start` does.
       const config = getConfig().DYNAMODB_ENDPOINT
         ? getConfig()
         : configureService({ DYNAMODB_ENDPOINT: `http://127.0.0.1:${process.env.DYNAMODB_PORT ?? '8000'}` });
       await ensureTable(config.DYNAMODB_ENDPOINT!, config.TABLE_NAME);
     }
-    const result = await commands[name](values as Flags);
+    const result = await invocation.command.run(invocation.flags);
     return { exitCode: 0, stdout: JSON.stringify(result) };
   } catch (error) {
-    const message =
-      error instanceof AdminInputError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
-        ? (error as Error).message
-        : `command failed: ${(error as Error).name}: ${(error as Error).message}`;
-    return { exitCode: 2, stderr: JSON.stringify({ error: message }) };
+    return { exitCode: 2, stderr: JSON.stringify({ error: errorMessage(error) }) };
   }
 }
-
