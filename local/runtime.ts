@@ -130,5 +130,5 @@ function intakeRouteOptions(rawPath: string) {
 
 async function invokeIntake(event: APIGatewayProxyEventV2) {
   const { handler } = await import('../functions/intake/handler');
-  return handler(event);
+  return handler(event, localLambdaContext('intake'));
 }
