@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
-import { ensureTable } from '../local/table';
 import { configureService, getConfig } from '../shared/config';
 import { adminCommands, optionsOf, type CommandSpec, type Flags } from './admin-commands';
 import { AdminInputError } from './admin-error';
+import { connectionFailure, ensureLocalDatabase, unreachableMessage } from './database-connection';
 import { commandUsageText, optionList, usageText } from './usage-text';
 
 /**
@@ -80,6 +80,13 @@ function parseInvocation(argv: string[]): Invocation {
 
 function errorMessage(error: unknown): string {
   if (error instanceof AdminInputError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) return (error as Error).message;
+  const failure = connectionFailure(error);
+  if (failure) {
+    const config = getConfig();
+    return config.DYNAMODB_ENDPOINT
+      ? unreachableMessage(config.DYNAMODB_ENDPOINT, failure)
+      : `cannot reach DynamoDB in AWS region ${config.AWS_REGION} (${failure}): check the network and AWS_REGION`;
+  }
   return `command failed: ${(error as Error).name}: ${(error as Error).message}`;
 }
 
@@ -92,7 +99,7 @@ export async function runCli(argv: string[]): Promise<CliResult> {
       const config = getConfig().DYNAMODB_ENDPOINT
         ? getConfig()
         : configureService({ DYNAMODB_ENDPOINT: `http://127.0.0.1:${process.env.DYNAMODB_PORT ?? '8000'}` });
-      await ensureTable(config.DYNAMODB_ENDPOINT!, config.TABLE_NAME);
+      await ensureLocalDatabase(config.DYNAMODB_ENDPOINT!, config.TABLE_NAME);
     }
     const result = await invocation.command.run(invocation.flags);
     return { exitCode: 0, stdout: JSON.stringify(result) };
