@@ -3,6 +3,7 @@ import { enqueueWakes } from '../shared/webhooks/delivery-queue';
 import { fireDueWakes } from '../shared/webhooks/local-delivery-scheduler';
 import { dueDeliveries, wakeOf } from '../shared/webhooks/webhook-delivery.repository';
 import { startQueuePoller, type Poller } from './queue-poller';
+import { localLambdaContext } from './lambda-context';
 import { localSqsClient } from './sqs-server';
 import { startStreamPoller } from './stream-poller';
 import { localDynamoClient } from './table';
@@ -60,11 +61,11 @@ export async function startEventPipeline(options: EventPipelineOptions): Promise
         endpoint: options.dynamoDbEndpoint,
         tableName: options.tableName,
         dynamoDb,
-        handler: fanout,
+        handler: (event) => fanout(event, localLambdaContext('stream-fanout')),
         onDiscard: (records) => getLogger().error('stream records discarded after retries', { count: records.length }),
       }),
     );
-    pollers.push(startQueuePoller({ client: sqs, queueUrl: options.queueUrl, queueArn: options.queueArn, handler: delivery }));
+    pollers.push(startQueuePoller({ client: sqs, queueUrl: options.queueUrl, queueArn: options.queueArn, handler: (event) => delivery(event, localLambdaContext('webhook-delivery')) }));
     pollers.push(startSchedulerPoller());
   } catch (error) {
     await Promise.allSettled(pollers.map((poller) => poller.stop()));
