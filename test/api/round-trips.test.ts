@@ -31,6 +31,8 @@ export const ROUND_TRIP_BUDGET = {
   'GET /leads': 3,
   'GET /leads?status=': 3,
   'GET /leads?search=': 3,
+  'GET /leads?phone=': 3,
+  'GET /leads?email=': 3,
   'GET /leads/statuses': 2,
   'PATCH /leads/{id}': 3,
   'PATCH /leads/{id}/status': 3,
@@ -59,6 +61,10 @@ test('lead operations stay within their DynamoDB round-trip budgets (auth and ra
   const searched = await measure('GET', '/leads?search=round');
   expect(searched.response.body.count).toBe(1);
   counts['GET /leads?search='] = searched.roundTrips;
+  const byPhone = await measure('GET', '/leads?phone=0500000000');
+  expect(byPhone.response.body.count).toBe(1);
+  counts['GET /leads?phone='] = byPhone.roundTrips;
+  counts['GET /leads?email='] = (await measure('GET', '/leads?email=nobody@example.com')).roundTrips;
   counts['GET /leads/statuses'] = (await measure('GET', '/leads/statuses')).roundTrips;
 
   const patched = await measure('PATCH', `/leads/${id}`, { last_name: 'Trip' });
