@@ -5,6 +5,7 @@ import { getTableName } from '../../shared/storage/dynamo-client';
 import type { TransactItem } from '../../shared/storage/transactions';
 import type { WriteContext } from '../../shared/write-context';
 import { createLead } from '../leads/create-lead';
+import { InvalidLeadSourceError } from '../leads/lead-source-reference';
 import { createLeadSchema, type CreateLeadInput } from '../leads/lead.schema';
 import { noteLeadInquiry } from '../leads/note-lead-inquiry';
 import { InvalidBodyError, parseBody } from './body-parser';
@@ -203,7 +204,7 @@ async function createIntakeLead(
       return await createLead(context, attempt, options);
     } catch (error) {
       if (!(error instanceof ApiError) || error.status !== 400 || remaining === 0) throw error;
-      if (error.error === 'Invalid source' && attempt.source) {
+      if (error instanceof InvalidLeadSourceError && attempt.source) {
         const fallback = attempt.source === endpoint.config.default_source ? null : endpoint.config.default_source;
         const kept = `source: ${attempt.source}`;
         attempt = {
