@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { withLambdaContext } from '../../shared/lambda-handler';
 import { getLogger } from '../../shared/logger';
 import { IntakeRejection, rejections } from './intake-rejection';
 import { readIntakeRequest } from './intake-request';
@@ -16,7 +17,7 @@ function toResult(result: IntakeResult): APIGatewayProxyStructuredResultV2 {
   return { statusCode: result.status, headers: { ...HEADERS, ...result.headers }, body: JSON.stringify(result.body) };
 }
 
-export async function handler(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> {
+async function receive(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> {
   const request = readIntakeRequest(event);
   const trace = new RequestTrace(request);
   let result: IntakeResult;
@@ -54,3 +55,6 @@ export async function handler(event: APIGatewayProxyEventV2): Promise<APIGateway
   });
   return toResult(result);
 }
+
+/** Every log line of an invocation carries the Lambda context (request id, function name, cold start). */
+export const handler = withLambdaContext(receive);

@@ -3,6 +3,7 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { handler as intakeHandler } from '../../functions/intake/handler';
 import { hashIntakeToken } from '../../functions/intake/intake-endpoint.repository';
 import { signatureFor } from '../../functions/intake/intake-signature';
+import { localLambdaContext } from '../../local/lambda-context';
 import { getDocumentClient, getTableName } from '../../shared/storage/dynamo-client';
 import { keys } from '../../shared/storage/keys';
 import { startTestRuntime, type TestRuntime } from '../support/test-runtime';
@@ -225,10 +226,10 @@ describe('spec §5 lead intake protection', () => {
       body: Buffer.from(JSON.stringify(lead())).toString('base64'),
       isBase64Encoded: true,
     });
-    const inside = await intakeHandler(functionUrlEvent('2001:db8:1234::42'));
+    const inside = await intakeHandler(functionUrlEvent('2001:db8:1234::42'), localLambdaContext('intake'));
     expect(inside.statusCode).toBe(200);
     expect(JSON.parse(inside.body!)).toMatchObject({ ok: true, created: true });
-    const outside = await intakeHandler(functionUrlEvent('2001:db9::42'));
+    const outside = await intakeHandler(functionUrlEvent('2001:db9::42'), localLambdaContext('intake'));
     expect(outside.statusCode).toBe(403);
     expect(JSON.parse(outside.body!).reason).toBe('ip_not_allowed');
   });
