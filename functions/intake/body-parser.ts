@@ -1,10 +1,16 @@
-import Busboy from 'busboy';
-import { TextDecoder } from 'node:util';
+import { hasUnsafeKeyPart, parseJsonWithoutUnsafeKeys } from '../../shared/validation/safe-keys';
+import { charsetFor, DEFAULT_CHARSET, type Charset } from './charset';
+import { parseHeaderValue } from './header-parameters';
+import { MalformedMultipartError, readMultipartFields, type MultipartField } from './multipart-body';
+import { percentDecodedBytes } from './percent-encoding';
 
 /**
  * Turns the raw request body into a tree of values (spec §4 "Body"): a JSON object or an array with
  * exactly one object; `application/x-www-form-urlencoded` with bracketed keys (`fields[name][value]`);
- * `multipart/form-data` text fields (files ignored). The charset of the content type is honoured.
+ * `multipart/form-data` text fields (files ignored). Text is decoded by the declared charset (any
+ * charset iconv-lite knows; UTF-8 when none is declared); an unknown one is refused
+ * (UnsupportedCharsetError). Keys `__proto__`, `constructor` and `prototype`, at any depth and in
+ * any part of a bracketed key, are dropped here, before anything reads the body.
  */
 export type BodyTree = Record<string, unknown>;
 
@@ -22,29 +28,20 @@ export class InvalidBodyError extends Error {}
 /** More pairs than this are not read at all; only the first 200 fields are used anyway. */
 const MAX_FORM_PAIRS = 2000;
 
+/** The hidden field HTML forms fill with the charset they were submitted in. */
+const CHARSET_FIELD = '_charset_';
+
 export interface ContentType {
   mediaType: string;
-  charset: string;
-  raw: string;
+  /** The declared charset, if any. */
+  charset: string | undefined;
+  boundary: string | undefined;
 }
 
 export function parseContentType(header: string | undefined): ContentType {
-  const raw = header ?? '';
-  const [mediaType, ...parameters] = raw.split(';');
-  let charset = 'utf-8';
-  for (const parameter of parameters) {
-    const [name, value] = parameter.split('=');
-    if (name?.trim().toLowerCase() === 'charset' && value) charset = value.trim().replace(/^"|"$/g, '').toLowerCase();
-  }
-  return { mediaType: (mediaType ?? '').trim().toLowerCase(), charset, raw };
-}
-
-function decoderFor(charset: string): TextDecoder {
-  try {
-    return new TextDecoder(charset, { fatal: false });
-  } catch {
-    throw new InvalidBodyError(`Unsupported charset "${charset}"`);
-  }
+  const { value, parameters } = parseHeaderValue(header);
+  const charset = parameters.get('charset')?.trim();
+  return { mediaType: value, charset: charset || undefined, boundary: parameters.get('boundary') || undefined };
 }
 
 export async function parseBody(raw: Buffer, contentTypeHeader: string | undefined): Promise<ParsedBody> {
@@ -53,10 +50,10 @@ export async function parseBody(raw: Buffer, contentTypeHeader: string | undefin
   const { mediaType } = contentType;
   if (mediaType === 'application/json' || mediaType.endsWith('+json')) return { tree: parseJson(raw, contentType.charset), format: 'json' };
   if (mediaType === 'application/x-www-form-urlencoded') return { tree: parseUrlEncoded(raw, contentType.charset), format: 'form' };
-  if (mediaType === 'multipart/form-data') return { tree: await parseMultipart(raw, contentType), format: 'form' };
+  if (mediaType === 'multipart/form-data') return { tree: parseMultipart(raw, contentType), format: 'form' };
   if (mediaType === '' || mediaType === 'text/plain') {
     // Some senders (sendBeacon, simple HTTP modules) post JSON or form data as plain text.
-    const text = decoderFor(contentType.charset).decode(raw).trim();
+    const text = charsetFor(contentType.charset ?? DEFAULT_CHARSET).decode(raw).trim();
     if (text.startsWith('{') || text.startsWith('[')) return { tree: parseJson(raw, contentType.charset), format: 'json' };
     if (/^[^=&\s]+=/.test(text)) return { tree: parseUrlEncoded(raw, contentType.charset), format: 'form' };
   }
@@ -65,11 +62,30 @@ export async function parseBody(raw: Buffer, contentTypeHeader: string | undefin
   );
 }
 
-function parseJson(raw: Buffer, charset: string): BodyTree {
-  const text = decoderFor(charset).decode(raw);
+const JSON_STRING = /"(?:[^"\\]|\\[\s\S])*"/g;
+const JSON_NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
+
+/**
+ * JSON with every number read as the text sent (`123456789012345678901234567890`, `1e200`): the
+ * intake reads every field as text anyway, and a number JavaScript cannot hold exactly is then kept
+ * whole in the details note instead of rounded. Unsafe keys are dropped at every depth.
+ */
+export function parseJsonBody(text: string): unknown {
+  let quoted = '';
+  let last = 0;
+  for (const match of text.matchAll(JSON_STRING)) {
+    quoted += text.slice(last, match.index).replace(JSON_NUMBER, '"$&"') + match[0];
+    last = match.index + match[0].length;
+  }
+  quoted += text.slice(last).replace(JSON_NUMBER, '"$&"');
+  return parseJsonWithoutUnsafeKeys(quoted);
+}
+
+function parseJson(raw: Buffer, charset: string | undefined): BodyTree {
+  const text = charsetFor(charset ?? DEFAULT_CHARSET).decode(raw);
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseJsonBody(text);
   } catch {
     throw new InvalidBodyError('The body is not valid JSON');
   }
@@ -88,67 +104,67 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Percent-decoding to bytes first, so the charset (for example windows-1255) decodes Hebrew correctly. */
-function parseUrlEncoded(raw: Buffer, charset: string): BodyTree {
-  const decoder = decoderFor(charset);
-  const tree: BodyTree = Object.create(null);
-  const text = raw.toString('latin1');
-  let pairs = 0;
+/**
+ * Percent-decoding to bytes first, then the charset, so `%F9%F8` in windows-1255 and raw
+ * windows-1255 bytes both arrive as Hebrew. Without a declared charset, a `_charset_` field names it.
+ */
+function parseUrlEncoded(raw: Buffer, declared: string | undefined): BodyTree {
+  let charset = charsetFor(declared ?? DEFAULT_CHARSET);
+  // `&`, `=` and `%XX` are ASCII in every charset forms are posted in; a charset such as UTF-16 is
+  // decoded whole first, and its escapes are then read as UTF-8.
+  const text = charset.asciiCompatible ? raw.toString('latin1') : Buffer.from(charset.decode(raw), 'utf8').toString('latin1');
+  if (!charset.asciiCompatible) charset = charsetFor(DEFAULT_CHARSET);
+  const pairs: Array<[Buffer, Buffer]> = [];
   for (const pair of text.split('&')) {
     if (pair === '') continue;
-    if (++pairs > MAX_FORM_PAIRS) break;
+    if (pairs.length === MAX_FORM_PAIRS) break;
     const separator = pair.indexOf('=');
-    const name = decodeComponent(separator === -1 ? pair : pair.slice(0, separator), decoder);
-    const value = separator === -1 ? '' : decodeComponent(pair.slice(separator + 1), decoder);
+    const component = (part: string) => percentDecodedBytes(part.replace(/\+/g, ' '));
+    pairs.push([component(separator === -1 ? pair : pair.slice(0, separator)), component(separator === -1 ? '' : pair.slice(separator + 1))]);
+  }
+  if (declared === undefined) {
+    const named = pairs.find(([name]) => name.toString('latin1') === CHARSET_FIELD);
+    if (named) charset = charsetFor(named[1].toString('latin1'), ` (field ${CHARSET_FIELD})`);
+  }
+  const tree: BodyTree = Object.create(null);
+  for (const [name, value] of pairs) assignBracketed(tree, charset.decode(name), charset.decode(value));
+  return tree;
+}
+
+/**
+ * Each text field in its part's own charset, else the request's, else the form's `_charset_`
+ * field, else UTF-8. Field names are in the form's charset (browsers encode them like values).
+ */
+function parseMultipart(raw: Buffer, contentType: ContentType): BodyTree {
+  if (!contentType.boundary) throw new InvalidBodyError('Malformed multipart body: the content type has no boundary');
+  let fields: MultipartField[];
+  try {
+    fields = readMultipartFields(raw, contentType.boundary, MAX_FORM_PAIRS);
+  } catch (error) {
+    if (error instanceof MalformedMultipartError) throw new InvalidBodyError(`Malformed multipart body: ${error.message}`);
+    throw error;
+  }
+  let formCharset: Charset;
+  const named = fields.find((field) => field.nameCharset === undefined && field.name.toString('latin1') === CHARSET_FIELD);
+  if (contentType.charset !== undefined) formCharset = charsetFor(contentType.charset);
+  else if (named) formCharset = charsetFor(named.value.toString('latin1'), ` (field ${CHARSET_FIELD})`);
+  else formCharset = charsetFor(DEFAULT_CHARSET);
+  const tree: BodyTree = Object.create(null);
+  for (const field of fields) {
+    const name = (field.nameCharset ? charsetFor(field.nameCharset, ' (in a field name)') : formCharset).decode(field.name);
+    const value = (field.charset ? charsetFor(field.charset, ' (in a part Content-Type)') : formCharset).decode(field.value);
     assignBracketed(tree, name, value);
   }
   return tree;
 }
 
-function decodeComponent(component: string, decoder: TextDecoder): string {
-  const bytes: number[] = [];
-  const source = component.replace(/\+/g, ' ');
-  for (let index = 0; index < source.length; index++) {
-    const char = source[index];
-    if (char === '%' && /^[0-9a-fA-F]{2}$/.test(source.slice(index + 1, index + 3))) {
-      bytes.push(parseInt(source.slice(index + 1, index + 3), 16));
-      index += 2;
-    } else {
-      bytes.push(source.charCodeAt(index) & 0xff);
-    }
-  }
-  return decoder.decode(Uint8Array.from(bytes));
-}
-
-function parseMultipart(raw: Buffer, contentType: ContentType): Promise<BodyTree> {
-  return new Promise((resolve, reject) => {
-    const tree: BodyTree = Object.create(null);
-    let parser: Busboy.Busboy;
-    try {
-      parser = Busboy({
-        headers: { 'content-type': contentType.raw },
-        defCharset: contentType.charset,
-        defParamCharset: 'utf8',
-        limits: { fields: MAX_FORM_PAIRS, fieldSize: 128 * 1024, files: 50, parts: MAX_FORM_PAIRS + 50 },
-      });
-    } catch (error) {
-      reject(new InvalidBodyError(`Malformed multipart body: ${(error as Error).message}`));
-      return;
-    }
-    parser.on('field', (name, value) => assignBracketed(tree, name, value));
-    // Files are not read into the lead (spec §4: text fields only).
-    parser.on('file', (_name, stream) => stream.resume());
-    parser.on('error', (error: Error) => reject(new InvalidBodyError(`Malformed multipart body: ${error.message}`)));
-    parser.on('close', () => resolve(tree));
-    parser.end(raw);
-  });
-}
-
 /**
  * `fields[name][value]=x` becomes `{fields: {name: {value: x}}}`; `tags[]=a&tags[]=b` and a
- * repeated plain key become a list. Objects have no prototype, so `__proto__` is just a name.
+ * repeated plain key become a list. A key with `__proto__`, `constructor` or `prototype` in any
+ * part is dropped whole; the objects have no prototype besides.
  */
 export function assignBracketed(tree: BodyTree, name: string, value: string): void {
+  if (hasUnsafeKeyPart(name)) return;
   const path = bracketPath(name);
   let node: Record<string, unknown> = tree;
   for (let index = 0; index < path.length; index++) {

@@ -15,6 +15,7 @@ export type RejectionReason =
   | 'signature_expired'
   | 'signature_invalid'
   | 'invalid_body'
+  | 'unsupported_charset'
   | 'contact_missing'
   | 'request_in_progress'
   | 'temporary_error';
@@ -69,6 +70,7 @@ export const rejections = {
   signature: (reason: 'signature_missing' | 'signature_expired' | 'signature_invalid', details: string) =>
     new IntakeRejection(401, reason, 'Unauthorized', details),
   invalidBody: (details: string) => new IntakeRejection(400, 'invalid_body', 'Invalid body', details),
+  unsupportedCharset: (details: string) => new IntakeRejection(400, 'unsupported_charset', 'Invalid body', details),
   contactMissing: (details: string) => new IntakeRejection(400, 'contact_missing', 'Phone or email required', details),
   inProgress: () =>
     new IntakeRejection(409, 'request_in_progress', 'Request in progress', 'An identical request is still being processed; retry shortly', {

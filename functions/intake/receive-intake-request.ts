@@ -9,6 +9,7 @@ import { InvalidLeadSourceError } from '../leads/lead-source-reference';
 import { createLeadSchema, type CreateLeadInput } from '../leads/lead.schema';
 import { noteLeadInquiry } from '../leads/note-lead-inquiry';
 import { InvalidBodyError, parseBody } from './body-parser';
+import { UnsupportedCharsetError } from './charset';
 import { findDuplicateLead, type DuplicateLead } from './duplicate-lead';
 import { isHoneypotHit, mapFields, MAX_DETAILS_NOTE } from './field-mapping';
 import { cutText } from './field-values';
@@ -64,6 +65,7 @@ export async function receiveIntakeRequest(request: IntakeRequest, trace: Reques
     fields = flattenFields(parsed.tree, parsed.format).fields;
   } catch (error) {
     if (error instanceof InvalidBodyError) throw rejections.invalidBody(error.message);
+    if (error instanceof UnsupportedCharsetError) throw rejections.unsupportedCharset(error.message);
     throw error;
   }
   if (isHoneypotHit(fields, config.honeypot_field)) {

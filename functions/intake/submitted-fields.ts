@@ -1,4 +1,4 @@
-import { isPlainObject, type BodyFormat, type BodyTree } from './body-parser';
+import { isPlainObject, parseJsonBody, type BodyFormat, type BodyTree } from './body-parser';
 import { FORM_DESCRIPTION_KEYS, METADATA_CONTAINERS, type Sender } from './field-names';
 
 /**
@@ -171,7 +171,8 @@ function typeformAnswer(
 function parseEmbeddedJson(value: unknown): Record<string, unknown> | undefined {
   if (typeof value !== 'string') return undefined;
   try {
-    const parsed: unknown = JSON.parse(value);
+    // Embedded JSON is body too, read the same way.
+    const parsed = parseJsonBody(value);
     return isPlainObject(parsed) ? parsed : undefined;
   } catch {
     return undefined;
