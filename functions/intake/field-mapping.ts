@@ -1,3 +1,10 @@
+import { isUnsafeKey } from '../../shared/validation/safe-keys';
+import {
+  amountSchema,
+  FREE_FORM_MAX_KEY_LENGTH,
+  FREE_FORM_MAX_KEYS,
+  FREE_FORM_MAX_STRING_LENGTH,
+} from '../../shared/validation/bounded';
 import type { CreateLeadInput } from '../leads/lead.schema';
 import {
   builtInTarget,
@@ -44,6 +51,20 @@ const MAX_LENGTH: Partial<Record<ScalarTarget, number>> = {
 };
 const MAX_NOTES = 10_000;
 export const MAX_DETAILS_NOTE = 20_000;
+
+/** `required_amount` and `total_income`: what does not fit the amount bound is kept as text in the details note. */
+const storableAmount = amountSchema();
+
+/** A custom field the lead can store (shared/validation/bounded.ts freeFormObjectSchema); else it goes to the details note. */
+function fitsCustomFields(customFields: Record<string, string>, name: string, value: string): boolean {
+  return (
+    name.length > 0 &&
+    name.length <= FREE_FORM_MAX_KEY_LENGTH &&
+    !isUnsafeKey(name) &&
+    Object.keys(customFields).length < FREE_FORM_MAX_KEYS &&
+    value.length <= FREE_FORM_MAX_STRING_LENGTH
+  );
+}
 
 export function isHoneypotHit(fields: SubmittedField[], configuredField: string | null): boolean {
   const configured = configuredField ? normalizeFieldName(configuredField) : undefined;
@@ -114,7 +135,8 @@ export function mapFields(fields: SubmittedField[], config: Pick<IntakeEndpointC
     }
     if (target.startsWith(CUSTOM_FIELD_PREFIX)) {
       const name = target.slice(CUSTOM_FIELD_PREFIX.length);
-      if (customFields[name] === undefined) customFields[name] = field.value.trim();
+      const value = field.value.trim();
+      if (!Object.hasOwn(customFields, name) && fitsCustomFields(customFields, name, value)) customFields[name] = value;
       else toDetails(field);
       continue;
     }
@@ -166,7 +188,7 @@ function applyTarget(target: ScalarTarget, text: string): [string, unknown] | 'n
     case 'required_amount':
     case 'total_income': {
       const amount = amountValue(text);
-      return amount === undefined ? undefined : [target, amount];
+      return amount === undefined || !storableAmount.safeParse(amount).success ? undefined : [target, amount];
     }
     case 'has_property': {
       const value = booleanValue(text);

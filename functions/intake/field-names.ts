@@ -1,3 +1,5 @@
+import { isUnsafeKey } from '../../shared/validation/safe-keys';
+
 /**
  * Field names the intake recognizes by itself (spec §4 "Field matching order", steps 2 and 3):
  * the built-in names of each mapping target, Hebrew labels, and the technical fields of form
@@ -38,7 +40,9 @@ const CUSTOM_FIELD_NAME = /^[A-Za-z0-9_\-. \u0590-\u05FF]{1,100}$/;
 export function isMappingTarget(value: string): value is MappingTarget {
   if (value === 'ignore') return true;
   if ((SCALAR_TARGETS as readonly string[]).includes(value)) return true;
-  return value.startsWith(CUSTOM_FIELD_PREFIX) && CUSTOM_FIELD_NAME.test(value.slice(CUSTOM_FIELD_PREFIX.length));
+  if (!value.startsWith(CUSTOM_FIELD_PREFIX)) return false;
+  const name = value.slice(CUSTOM_FIELD_PREFIX.length);
+  return CUSTOM_FIELD_NAME.test(name) && !isUnsafeKey(name);
 }
 
 /**

@@ -30,7 +30,8 @@ export function amountValue(text: string): number | undefined {
   if (/^\d{1,3}(,\d{3})+(\.\d+)?$/.test(source)) source = source.replace(/,/g, '');
   source = source.replace(/\s/g, '');
   if (!/^\d+(\.\d+)?$/.test(source)) return undefined;
-  const value = Number(source) * factor;
+  // `1.15M` is 1150000, not 1149999.9999999998: a multiplied amount is rounded to whole agorot.
+  const value = factor === 1 ? Number(source) : Math.round(Number(source) * factor * 100) / 100;
   return Number.isFinite(value) ? value : undefined;
 }
 

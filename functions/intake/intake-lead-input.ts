@@ -1,4 +1,4 @@
-import type { CreateLeadInput } from '../leads/lead.schema';
+import { createLeadSchema, type CreateLeadInput } from '../leads/lead.schema';
 import { detailsNote, type MappedSubmission } from './field-mapping';
 import type { IntakeEndpointConfig } from './intake-endpoint.schema';
 
@@ -25,6 +25,34 @@ export function buildLeadInput(mapped: MappedSubmission, endpoint: IntakeEndpoin
     tags: [...endpoint.tags],
     details_note: detailsNote(mapped.details),
   };
+}
+
+/** Fields the submission cannot lose the lead over: the endpoint's own settings and the name it falls back to. */
+const KEPT_FIELDS = new Set<string>(['first_name', 'status', 'assigned_to', 'tags', 'details_note']);
+
+/**
+ * The input as the lead schema accepts it. The mapping already keeps every value within the lead's
+ * bounds; should the schema still refuse one, that field goes into the details note as
+ * `field: value` lines instead of failing the submission (spec §4: a lead is never lost over a value).
+ */
+export function storableLeadInput(candidate: CreateLeadInput): CreateLeadInput {
+  let input: Record<string, unknown> = candidate;
+  for (;;) {
+    const parsed = createLeadSchema.safeParse(input);
+    if (parsed.success) return parsed.data;
+    const refused = new Set(parsed.error.issues.map((issue) => String(issue.path[0])).filter((field) => field in input && !KEPT_FIELDS.has(field)));
+    if (refused.size === 0) throw parsed.error;
+    const lines: string[] = [];
+    const rest: Record<string, unknown> = {};
+    for (const [field, value] of Object.entries(input)) {
+      if (!refused.has(field)) rest[field] = value;
+      else if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+        for (const [name, item] of Object.entries(value)) lines.push(`${field}.${name}: ${String(item)}`);
+      } else if (value !== undefined && value !== null) lines.push(`${field}: ${String(value)}`);
+    }
+    const existing = typeof input.details_note === 'string' ? [input.details_note] : [];
+    input = { ...rest, details_note: detailsNote([...existing, ...lines]) };
+  }
 }
 
 const INQUIRY_FIELDS: Array<[keyof CreateLeadInput, string]> = [

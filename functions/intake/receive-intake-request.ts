@@ -6,7 +6,7 @@ import type { TransactItem } from '../../shared/storage/transactions';
 import type { WriteContext } from '../../shared/write-context';
 import { createLead } from '../leads/create-lead';
 import { InvalidLeadSourceError } from '../leads/lead-source-reference';
-import { createLeadSchema, type CreateLeadInput } from '../leads/lead.schema';
+import type { CreateLeadInput } from '../leads/lead.schema';
 import { noteLeadInquiry } from '../leads/note-lead-inquiry';
 import { InvalidBodyError, parseBody } from './body-parser';
 import { UnsupportedCharsetError } from './charset';
@@ -22,7 +22,7 @@ import {
   looksLikeToken,
   type IntakeTokenRecord,
 } from './intake-endpoint.repository';
-import { buildLeadInput, inquiryNote } from './intake-lead-input';
+import { buildLeadInput, inquiryNote, storableLeadInput } from './intake-lead-input';
 import { rejections } from './intake-rejection';
 import { claimReplay, completedReplayItems, releaseReplay, replayKeys, type StoredResult } from './intake-replay.repository';
 import type { IntakeRequest } from './intake-request';
@@ -80,7 +80,7 @@ export async function receiveIntakeRequest(request: IntakeRequest, trace: Reques
     const unreadable = mapped.unreadableContact.length > 0 ? `; not a valid phone or email: ${mapped.unreadableContact.join(', ')}` : '';
     throw rejections.contactMissing(`The submission needs a phone number or an email address${unreadable}`);
   }
-  const input = createLeadSchema.parse(buildLeadInput(mapped, config));
+  const input = storableLeadInput(buildLeadInput(mapped, config));
   return acceptSubmission(endpoint, request, input, trace);
 }
 
