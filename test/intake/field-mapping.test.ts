@@ -2,7 +2,7 @@ import { parseBody } from '../../functions/intake/body-parser';
 import { isHoneypotHit, mapFields } from '../../functions/intake/field-mapping';
 import { amountValue, booleanValue, cutText, dateValue } from '../../functions/intake/field-values';
 import { readIntakeRequest } from '../../functions/intake/intake-request';
-import { buildLeadInput } from '../../functions/intake/intake-lead-input';
+import { buildLeadInput, storableLeadInput } from '../../functions/intake/intake-lead-input';
 import type { IntakeEndpointConfig } from '../../functions/intake/intake-endpoint.schema';
 import { isAddressAllowed, parseAllowEntry } from '../../functions/intake/ip-allow-list';
 import { checkSignature, signatureFor } from '../../functions/intake/intake-signature';
@@ -319,6 +319,24 @@ describe('typed values', () => {
     expect(['2025-07-15', '15/07/2025', '1.2.2026', '2025-07-15T09:30', '2025-07-15T09:30:00+03:00', '31/02/2025', 'tomorrow'].map(dateValue)).toEqual([
       '2025-07-15', '2025-07-15', '2026-02-01', '2025-07-15T09:30:00.000Z', '2025-07-15T06:30:00.000Z', undefined, undefined,
     ]);
+  });
+
+  test('spec §4: amounts outside the lead bound (over 1e12, three decimals) are kept in the details note, not on the lead', async () => {
+    const { input } = await leadFrom('phone=0501234567&amount=1000000000001&income=100.125&budget=abc');
+    expect(input).toMatchObject({ details_note: 'amount: 1000000000001\nincome: 100.125\nbudget: abc' });
+    expect(input.required_amount).toBeUndefined();
+    expect(input.total_income).toBeUndefined();
+  });
+
+  test('a value the lead schema still refuses moves into the details note instead of failing the lead', () => {
+    const customFields = Object.fromEntries(Array.from({ length: 101 }, (_, index) => [`f${index}`, 'x']));
+    const input = storableLeadInput({ first_name: 'Dana', phone: '+972501234567', required_amount: -1, custom_fields: customFields, details_note: 'city: Haifa' });
+    expect(input).toMatchObject({ first_name: 'Dana', phone: '+972501234567' });
+    expect(input).not.toHaveProperty('required_amount');
+    expect(input).not.toHaveProperty('custom_fields');
+    const lines = input.details_note!.split('\n');
+    expect(lines.slice(0, 3)).toEqual(['city: Haifa', 'required_amount: -1', 'custom_fields.f0: x']);
+    expect(lines).toHaveLength(2 + 101);
   });
 });
 
