@@ -6,6 +6,9 @@ type ApiLambda = (event: APIGatewayProxyEventV2, context: Context) => Promise<AP
 /** The same handler modules CDK bundles, loaded on first use like a cold start. */
 const loaders: Record<FunctionGroup, () => Promise<ApiLambda>> = {
   leads: async () => (await import('../functions/leads/handler')).handler as ApiLambda,
+  customers: async () => (await import('../functions/customers/handler')).handler as ApiLambda,
+  contacts: async () => (await import('../functions/contacts/handler')).handler as ApiLambda,
+  lists: async () => (await import('../functions/lists/handler')).handler as ApiLambda,
   webhooks: async () => (await import('../functions/webhooks/handler')).handler as ApiLambda,
   'api-fallback': async () => (await import('../functions/api-fallback/handler')).handler as ApiLambda,
 };

@@ -4,9 +4,11 @@ import {
   DynamoDBClient,
   ResourceInUseException,
   ResourceNotFoundException,
+  UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import {
+  GLOBAL_INDEXES,
   globalIndexSpecifications,
   STRING_KEY_ATTRIBUTES,
   TABLE_PARTITION_KEY,
@@ -18,14 +20,36 @@ export function localDynamoClient(endpoint: string, region = 'us-east-1'): Dynam
   return new DynamoDBClient({ endpoint, region, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
 }
 
+/**
+ * A table on disk from an older version lacks the indexes added since: they are created one by
+ * one (as a deployment would), and DynamoDB Local backfills them.
+ */
+async function addMissingIndexes(client: DynamoDBClient, tableName: string, present: string[]): Promise<void> {
+  for (const index of globalIndexSpecifications().filter((candidate) => !present.includes(candidate.IndexName))) {
+    const definition = GLOBAL_INDEXES.find((candidate) => candidate.indexName === index.IndexName)!;
+    await client.send(
+      new UpdateTableCommand({
+        TableName: tableName,
+        AttributeDefinitions: [definition.partitionKey, definition.sortKey].map((name) => ({ AttributeName: name, AttributeType: 'S' })),
+        GlobalSecondaryIndexUpdates: [{ Create: index }],
+      }),
+    );
+  }
+}
+
 /** Creates the table from the shared definition (the one CDK deploys) when it is missing. */
 export async function ensureTable(endpoint: string, tableName: string): Promise<void> {
   const client = localDynamoClient(endpoint);
   try {
-    await client.send(new DescribeTableCommand({ TableName: tableName }));
+    const existing = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    await addMissingIndexes(client, tableName, existing.Table?.GlobalSecondaryIndexes?.map((index) => index.IndexName!) ?? []);
+    client.destroy();
     return;
   } catch (error) {
-    if (!(error instanceof ResourceNotFoundException)) throw error;
+    if (!(error instanceof ResourceNotFoundException)) {
+      client.destroy();
+      throw error;
+    }
   }
   try {
     await client.send(

@@ -3,7 +3,7 @@
  * API Gateway (one `ANY` route per path, so an unsupported method reaches the function and gets
  * a 405 with `Allow`), and the local runtime dispatches with the same table.
  */
-export type FunctionGroup = 'leads' | 'webhooks' | 'api-fallback';
+export type FunctionGroup = 'leads' | 'customers' | 'contacts' | 'lists' | 'webhooks' | 'api-fallback';
 
 export interface RouteEntry {
   group: FunctionGroup;
@@ -15,6 +15,12 @@ export const API_ROUTES: RouteEntry[] = [
   { group: 'leads', path: '/leads/statuses' },
   { group: 'leads', path: '/leads/{id}' },
   { group: 'leads', path: '/leads/{id}/status' },
+  { group: 'customers', path: '/customers' },
+  { group: 'customers', path: '/customers/{id}' },
+  { group: 'contacts', path: '/contacts' },
+  { group: 'contacts', path: '/contacts/{id}' },
+  { group: 'lists', path: '/lists' },
+  { group: 'lists', path: '/lists/{name}' },
   { group: 'webhooks', path: '/webhooks' },
   { group: 'webhooks', path: '/webhooks/events' },
   { group: 'webhooks', path: '/webhooks/{id}' },

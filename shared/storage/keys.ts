@@ -123,7 +123,11 @@ export const STORAGE_ATTRIBUTES = new Set([
   'gsi4sk',
   'gsi5pk',
   'gsi5sk',
+  'gsi6pk',
+  'gsi6sk',
   'entity',
+  'list_filters',
+  'version',
   'search_text',
   'expires_at',
 ]);
@@ -197,6 +201,25 @@ export const webhookKeys = {
   scheduledWakes: 'LOCAL#SCHEDULER',
   /** Where the local stream poller stopped reading a shard, so a restart resumes there. */
   streamCheckpoint: (streamArn: string, shardId: string): ItemKey => ({ pk: 'LOCAL#STREAM', sk: `${streamArn}#${shardId}` }),
+};
+
+// ---- Resources declared on the shared machinery (shared/resources): customers, contacts, ... ----
+export const entityKeys = {
+  /** One record: its own partition, so its children can join its item collection later. */
+  record: (type: string, organizationId: string, id: string): ItemKey => ({ pk: `ORG#${organizationId}#${type}#${id}`, sk: type }),
+  /** gsi1 (newest first) and gsi6 (search and filters) partition of the organization's records of a type. */
+  collection: (type: string, organizationId: string) => `ORG#${organizationId}#${type}S`,
+  counters: (type: string, organizationId: string): ItemKey => ({ pk: `ORG#${organizationId}`, sk: `COUNTERS#${type}` }),
+  /** A guard item that makes a field's value unique in the organization (a conditional put in the write's transaction). */
+  unique: (type: string, field: string, organizationId: string, value: string): ItemKey => ({
+    pk: `ORG#${organizationId}#${type}#${field}#${value}`,
+    sk: 'UNIQUE',
+  }),
+  indexes: (type: string, organizationId: string, record: { id: string; created_at: string }) => {
+    const sortKey = sortable(record.created_at, record.id);
+    const collection = entityKeys.collection(type, organizationId);
+    return { gsi1pk: collection, gsi1sk: sortKey, gsi6pk: collection, gsi6sk: sortKey };
+  },
 };
 
 // ---- Records a lead's `source` may reference (spec §2 Lead: lead source, contact or customer) ----

@@ -25,6 +25,9 @@ export const GLOBAL_INDEXES: IndexDefinition[] = [
   { indexName: 'gsi4', partitionKey: 'gsi4pk', sortKey: 'gsi4sk', include: ['lead_number', 'id'] },
   // Lowercased email lookups for duplicate matching.
   { indexName: 'gsi5', partitionKey: 'gsi5pk', sortKey: 'gsi5sk', include: ['lead_number', 'id'] },
+  // Search and filters of every resource declared on the shared machinery: only the lowercased
+  // search text and a map of the filter values, whatever the resource.
+  { indexName: 'gsi6', partitionKey: 'gsi6pk', sortKey: 'gsi6sk', include: ['search_text', 'list_filters'] },
 ];
 
 export const STRING_KEY_ATTRIBUTES = [

@@ -1,0 +1,60 @@
+import type * as z from 'zod';
+import type { ApiError } from '../http/errors';
+import type { TransactItem } from '../storage/transactions';
+import type { WriteContext } from '../write-context';
+
+/** What every stored record has (resources.md §1 "Record"). */
+export interface BaseRecord {
+  id: string;
+  organization_id: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export type StoredRecord = BaseRecord & Record<string, unknown>;
+
+/** A field whose value is unique in the organization (a guard item written in the same transaction). */
+export interface UniqueField {
+  field: string;
+  conflict: () => ApiError;
+}
+
+/**
+ * One resource, declared once: its schemas, its storage type, how it is searched and filtered,
+ * and the rules that are its own. Keys, item mapping, the repository (get, paged list with
+ * count, filters and search, conditional create with counters and write log in one transaction,
+ * versioned update with retry and If-Match, delete) and the CRUD operations are derived from it
+ * (`entity.repository.ts`, `crud-operations.ts`).
+ */
+export interface EntityDefinition {
+  /** Storage type, in keys and the `entity` attribute (`CUSTOMER`). */
+  type: string;
+  /** For messages: `Customer` → 404 `Customer not found`. */
+  label: string;
+  /** The collection's path (`/customers`); the item is `<path>/{id}`. */
+  path: string;
+  /** operationId stems: `customer` → `listCustomers`, `getCustomer`, ... */
+  names: { singular: string; plural: string };
+  schemas: {
+    create: z.ZodType;
+    update: z.ZodType;
+    /** The response record: only these fields leave the repository. */
+    record: z.ZodObject;
+    list: z.ZodType;
+    /** Filters of the list (`GET <path>?<filter>=`), each a schema of one value. */
+    filters: Record<string, z.ZodType<string>>;
+  };
+  /** Fields the case-insensitive `search` matches (spec §4 Search). */
+  searchFields: string[];
+  unique?: UniqueField[];
+  /** Domain rules of a create: the record's own fields from the validated body (throws ApiError). */
+  build(input: Record<string, unknown>, context: WriteContext): Promise<Record<string, unknown>> | Record<string, unknown>;
+  /** Domain rules of an update: the changed fields (an empty object: nothing to write). */
+  change(current: StoredRecord, input: Record<string, unknown>, context: WriteContext): Promise<Record<string, unknown>> | Record<string, unknown>;
+  /** Checks and extra transaction items of a delete (for example a deletion guard). */
+  beforeDelete?(record: StoredRecord, context: WriteContext): Promise<TransactItem[]>;
+}
+
+export function defineEntity(definition: EntityDefinition): EntityDefinition {
+  return definition;
+}

@@ -1,0 +1,155 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { getDocumentClient } from '../../shared/storage/dynamo-client';
+import { keys } from '../../shared/storage/keys';
+import { startTestRuntime, type TestRuntime } from '../support/test-runtime';
+
+/**
+ * The rules every resource declared on the shared machinery has (resources.md §1), run over each
+ * of them: tenant isolation, PUT = PATCH, 405 with Allow, paging, write log, ETag and If-Match.
+ */
+let runtime: TestRuntime;
+beforeAll(async () => {
+  runtime = await startTestRuntime({ events: false });
+});
+afterAll(async () => {
+  await runtime.stop();
+});
+
+interface ResourceCase {
+  path: string;
+  permission: string;
+  valid: () => Record<string, unknown>;
+  /** A valid partial update and the field it changes. */
+  update: Record<string, unknown>;
+  label: string;
+}
+
+const RESOURCES: ResourceCase[] = [
+  { path: '/customers', permission: 'customers', valid: () => ({ first_name: 'Dana', last_name: 'Cohen' }), update: { nickname: 'Dani' }, label: 'Customer' },
+  { path: '/contacts', permission: 'contacts', valid: () => ({ type: 'banker', first_name: 'Avi' }), update: { branch: '123' }, label: 'Contact' },
+];
+
+const MISSING_ID = '00000000-0000-4000-8000-000000000000';
+
+describe.each(RESOURCES)('shared resource rules: $path', (resource) => {
+  type Tenant = Awaited<ReturnType<TestRuntime['organization']>>;
+  const create = async (tenant: Tenant, body = resource.valid()) => {
+    const response = await runtime.request('POST', resource.path, { key: tenant.apiKey, body });
+    expect(response.status).toBe(201);
+    return response;
+  };
+
+  test('create 201 with id, organization_id, created_by, timestamps and an ETag; GET returns the same record and tag', async () => {
+    const tenant = await runtime.organization();
+    const created = await create(tenant);
+    expect(created.body).toMatchObject({ ...resource.valid(), organization_id: tenant.organizationId, created_by: tenant.userId });
+    expect(created.body.created_at).toBe(created.body.updated_at);
+    const read = await runtime.request('GET', `${resource.path}/${created.body.id}`, { key: tenant.apiKey });
+    expect(read.status).toBe(200);
+    expect(read.body).toEqual(created.body);
+    expect(read.headers.get('etag')).toBe(created.headers.get('etag'));
+  });
+
+  test('another organization’s record is the same 404 as a missing one, for every method; a malformed id is 400', async () => {
+    const owner = await runtime.organization();
+    const stranger = await runtime.organization();
+    const created = await create(owner);
+    const missing = await runtime.request('GET', `${resource.path}/${MISSING_ID}`, { key: stranger.apiKey });
+    expect(missing.status).toBe(404);
+    expect(missing.body).toEqual({ error: `${resource.label} not found`, status: 404 });
+    for (const [method, body] of [['GET'], ['PUT', resource.update], ['PATCH', resource.update], ['DELETE']] as const) {
+      const response = await runtime.request(method, `${resource.path}/${created.body.id}`, { key: stranger.apiKey, body });
+      expect({ method, status: response.status, body: response.body }).toEqual({ method, status: 404, body: missing.body });
+    }
+    const list = await runtime.request('GET', resource.path, { key: stranger.apiKey });
+    expect(list.body).toEqual({ data: [], count: 0 });
+    const malformed = await runtime.request('GET', `${resource.path}/not-a-uuid`, { key: owner.apiKey });
+    expect(malformed.status).toBe(400);
+    const still = await runtime.request('GET', `${resource.path}/${created.body.id}`, { key: owner.apiKey });
+    expect(still.body).toEqual(created.body);
+  });
+
+  test('PUT and PATCH are the same partial update; nothing updatable → 400; ignored fields stay', async () => {
+    const tenant = await runtime.organization();
+    const created = await create(tenant);
+    const put = await runtime.request('PUT', `${resource.path}/${created.body.id}`, { key: tenant.apiKey, body: { ...resource.update, id: MISSING_ID, created_at: '2000-01-01T00:00:00Z' } });
+    expect(put.status).toBe(200);
+    expect(put.body).toMatchObject({ ...resource.update, id: created.body.id, created_at: created.body.created_at });
+    const patch = await runtime.request('PATCH', `${resource.path}/${created.body.id}`, { key: tenant.apiKey, body: resource.update });
+    expect(patch.body).toEqual(put.body);
+    expect(patch.headers.get('etag')).toBe(put.headers.get('etag'));
+    const nothing = await runtime.request('PATCH', `${resource.path}/${created.body.id}`, { key: tenant.apiKey, body: { id: MISSING_ID, unknown_field: 1 } });
+    expect(nothing.status).toBe(400);
+    expect(nothing.body.error).toBe('No updatable fields provided');
+  });
+
+  test('405 with Allow for methods a route does not serve (POST on an item, PUT on the collection)', async () => {
+    const tenant = await runtime.organization();
+    const onItem = await runtime.request('POST', `${resource.path}/${MISSING_ID}`, { key: tenant.apiKey, body: {} });
+    expect(onItem.status).toBe(405);
+    expect(onItem.headers.get('allow')).toBe('GET, PUT, PATCH, DELETE');
+    const onCollection = await runtime.request('DELETE', resource.path, { key: tenant.apiKey });
+    expect(onCollection.status).toBe(405);
+    expect(onCollection.headers.get('allow')).toBe('GET, POST');
+  });
+
+  test('lists: newest first, count of all matches, limit and offset capped or defaulted as spec §4 says', async () => {
+    const tenant = await runtime.organization();
+    const ids: string[] = [];
+    for (let index = 0; index < 3; index++) ids.push((await create(tenant)).body.id);
+    const all = await runtime.request('GET', resource.path, { key: tenant.apiKey });
+    expect(all.body.count).toBe(3);
+    expect(all.body.data.map((record: { id: string }) => record.id)).toEqual([...ids].reverse());
+    const page = await runtime.request('GET', `${resource.path}?limit=1&offset=1`, { key: tenant.apiKey });
+    expect(page.body).toMatchObject({ count: 3, data: [{ id: ids[1] }] });
+    const fallback = await runtime.request('GET', `${resource.path}?limit=-4&offset=abc`, { key: tenant.apiKey });
+    expect(fallback.body.data).toHaveLength(3);
+    const capped = await runtime.request('GET', `${resource.path}?limit=100000&offset=99999999`, { key: tenant.apiKey });
+    expect(capped.body).toEqual({ data: [], count: 3 });
+  });
+
+  test('DELETE: 200 {success, message}, then 404; the count follows; permission <resource>:delete is required', async () => {
+    const tenant = await runtime.organization();
+    const writer = await runtime.admin<{ key_id: string; api_key: string }>('key', 'create', '--org', tenant.organizationId, '--user', tenant.userId, '--permissions', 'read,write');
+    const created = await create(tenant);
+    const refused = await runtime.request('DELETE', `${resource.path}/${created.body.id}`, { key: writer.api_key });
+    expect(refused.status).toBe(403);
+    const removed = await runtime.request('DELETE', `${resource.path}/${created.body.id}`, { key: tenant.apiKey });
+    expect(removed.status).toBe(200);
+    expect(removed.body).toEqual({ success: true, message: `${resource.label} deleted` });
+    expect((await runtime.request('GET', `${resource.path}/${created.body.id}`, { key: tenant.apiKey })).status).toBe(404);
+    expect((await runtime.request('GET', resource.path, { key: tenant.apiKey })).body.count).toBe(0);
+    const readOnly = await runtime.admin<{ api_key: string }>('key', 'create', '--org', tenant.organizationId, '--user', tenant.userId, '--permissions', `${resource.permission}:read`);
+    expect((await runtime.request('POST', resource.path, { key: readOnly.api_key, body: resource.valid() })).status).toBe(403);
+  });
+
+  test('If-Match: a stale tag is 412 and writes nothing; the current tag succeeds', async () => {
+    const tenant = await runtime.organization();
+    const created = await create(tenant);
+    const changed = await runtime.request('PATCH', `${resource.path}/${created.body.id}`, { key: tenant.apiKey, body: resource.update });
+    const stale = created.headers.get('etag')!;
+    const refused = await runtime.request('DELETE', `${resource.path}/${created.body.id}`, { key: tenant.apiKey, headers: { 'if-match': stale } });
+    expect(refused.status).toBe(412);
+    expect(refused.body).toMatchObject({ error: 'Precondition failed', status: 412 });
+    const deleted = await runtime.request('DELETE', `${resource.path}/${created.body.id}`, { key: tenant.apiKey, headers: { 'if-match': changed.headers.get('etag')! } });
+    expect(deleted.status).toBe(200);
+  });
+
+  test('every successful write is in the write log (key, endpoint, record, status); bodies are not', async () => {
+    const tenant = await runtime.organization();
+    const created = await create(tenant);
+    await runtime.request('PATCH', `${resource.path}/${created.body.id}`, { key: tenant.apiKey, body: resource.update });
+    await runtime.request('DELETE', `${resource.path}/${created.body.id}`, { key: tenant.apiKey });
+    const day = new Date().toISOString().slice(0, 10);
+    const result = await getDocumentClient().send(
+      new QueryCommand({ TableName: runtime.tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': keys.writeLog(tenant.organizationId, `${day}T00:00:00Z`, 'x').pk } }),
+    );
+    const entries = (result.Items ?? []).filter((item) => item.record_id === created.body.id);
+    expect(entries.map((entry) => [entry.endpoint, entry.status, entry.key_id])).toEqual([
+      [`POST ${resource.path}`, 201, tenant.keyId],
+      [`PATCH ${resource.path}/{id}`, 200, tenant.keyId],
+      [`DELETE ${resource.path}/{id}`, 200, tenant.keyId],
+    ]);
+    expect(JSON.stringify(entries)).not.toContain(String(Object.values(resource.update)[0]));
+  });
+});
