@@ -1,5 +1,6 @@
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { streamChangeFromRecord } from '../../shared/events/stream-change';
+import { withLambdaContext } from '../../shared/lambda-handler';
 import { getLogger } from '../../shared/logger';
 import { EndpointCache, fanOutChange } from './fan-out-change';
 
@@ -12,7 +13,7 @@ const CONCURRENCY = 10;
  * did succeed are handled again on that retry and create nothing twice (deterministic delivery
  * ids, conditional puts).
  */
-export const handler = async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
+async function fanOutBatch(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
   const endpoints = new EndpointCache();
   const failed = new Array<boolean>(event.Records.length).fill(false);
   let next = 0;
@@ -26,11 +27,12 @@ export const handler = async (event: DynamoDBStreamEvent): Promise<DynamoDBBatch
         await fanOutChange(change, endpoints);
       } catch (error) {
         failed[index] = true;
+        // The message may quote record values; log the error's name and frames only.
         getLogger().error('stream record fanout failed', {
           event_id: record.eventID,
           sequence_number: record.dynamodb?.SequenceNumber,
           errorName: (error as Error)?.name,
-          error: (error as Error)?.message,
+          frames: (error as Error)?.stack?.split('\n').slice(1, 8).join('\n'),
         });
       }
     }
@@ -39,4 +41,7 @@ export const handler = async (event: DynamoDBStreamEvent): Promise<DynamoDBBatch
   const first = failed.indexOf(true);
   if (first < 0) return { batchItemFailures: [] };
   return { batchItemFailures: [{ itemIdentifier: event.Records[first].dynamodb?.SequenceNumber ?? '' }] };
-};
+}
+
+/** Every log line of an invocation carries the Lambda context (request id, function name, cold start). */
+export const handler = withLambdaContext(fanOutBatch);

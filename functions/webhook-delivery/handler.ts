@@ -1,4 +1,5 @@
 import type { SQSBatchItemFailure, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { withLambdaContext } from '../../shared/lambda-handler';
 import { getLogger } from '../../shared/logger';
 import { deliveryWakeSchema } from '../../shared/webhooks/delivery-queue';
 import { attemptDelivery } from './attempt-delivery';
@@ -8,7 +9,7 @@ import { attemptDelivery } from './attempt-delivery';
  * (a slow receiver does not hold up the others); a message whose attempt could not run or be
  * recorded is reported in `batchItemFailures` and comes back after the visibility timeout.
  */
-export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
+async function deliverBatch(event: SQSEvent): Promise<SQSBatchResponse> {
   const logger = getLogger();
   const results = await Promise.allSettled(
     event.Records.map(async (record) => {
@@ -31,11 +32,16 @@ export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
   results.forEach((result, index) => {
     const messageId = event.Records[index].messageId;
     if (result.status === 'rejected') {
-      logger.error('webhook delivery failed', { message_id: messageId, errorName: (result.reason as Error)?.name, error: (result.reason as Error)?.message });
+      // The message may quote data (a receiver's address, stored values); log the error's name and frames only.
+      const error = result.reason as Error | undefined;
+      logger.error('webhook delivery failed', { message_id: messageId, errorName: error?.name, frames: error?.stack?.split('\n').slice(1, 8).join('\n') });
       batchItemFailures.push({ itemIdentifier: messageId });
     } else if (result.value === 'retry_later') {
       batchItemFailures.push({ itemIdentifier: messageId });
     }
   });
   return { batchItemFailures };
-};
+}
+
+/** Every log line of an invocation carries the Lambda context (request id, function name, cold start). */
+export const handler = withLambdaContext(deliverBatch);

@@ -1,24 +1,38 @@
+import type { SQSRecord } from 'aws-lambda';
+import { localLambdaContext } from '../../local/lambda-context';
+import { getDocumentClient } from '../../shared/storage/dynamo-client';
 import { startTestRuntime, type TestRuntime } from '../support/test-runtime';
+import { readStreamRecords } from '../webhooks/stream-reader';
 
 /**
  * Style §9 / DEVELOPERS: one structured logger, never bodies, API keys, tokens, secrets, phones,
- * emails or id numbers. The runtime runs in this process, so its log lines are captured here.
+ * emails or id numbers. The runtime runs in this process, so its log lines are captured here:
+ * stdout (info) and stderr (where warnings and errors go), both checked.
  */
 let runtime: TestRuntime;
-const lines: string[] = [];
+let fanoutHandler: typeof import('../../functions/stream-fanout/handler').handler;
+let deliveryHandler: typeof import('../../functions/webhook-delivery/handler').handler;
+const captured = { stdout: [] as string[], stderr: [] as string[] };
 let restore: () => void;
 
 beforeAll(async () => {
   process.env.TEST_LOG_LEVEL = 'DEBUG';
   runtime = await startTestRuntime({ events: false });
-  const write = process.stdout.write.bind(process.stdout);
+  // Loaded once the runtime has set the DEBUG level, as the local runtime loads handlers: a Powertools
+  // logger made earlier (at SILENT) goes back to that level on every invocation after its first.
+  ({ handler: fanoutHandler } = await import('../../functions/stream-fanout/handler'));
+  ({ handler: deliveryHandler } = await import('../../functions/webhook-delivery/handler'));
+  const writes = { stdout: process.stdout.write.bind(process.stdout), stderr: process.stderr.write.bind(process.stderr) };
   // Captured, not echoed: the suite's output stays readable.
-  process.stdout.write = ((chunk: string | Uint8Array) => {
-    lines.push(String(chunk));
-    return true;
-  }) as typeof process.stdout.write;
+  for (const stream of ['stdout', 'stderr'] as const) {
+    process[stream].write = ((chunk: string | Uint8Array) => {
+      captured[stream].push(String(chunk));
+      return true;
+    }) as typeof process.stdout.write;
+  }
   restore = () => {
-    process.stdout.write = write;
+    process.stdout.write = writes.stdout;
+    process.stderr.write = writes.stderr;
   };
 });
 afterAll(async () => {
@@ -27,23 +41,98 @@ afterAll(async () => {
   await runtime.stop();
 });
 
-test('request logs are structured JSON with route, status and duration, and carry no personal data or keys', async () => {
+const linesOf = (stream: keyof typeof captured) => captured[stream].flatMap((chunk) => chunk.split('\n')).filter((line) => line.trim() !== '');
+const everything = () => [...captured.stdout, ...captured.stderr].join('');
+
+/** Structured log lines of one stream with this message. */
+const logged = (stream: keyof typeof captured, message: string) =>
+  linesOf(stream)
+    .filter((line) => line.includes(`"message":"${message}"`))
+    .map((line) => JSON.parse(line));
+
+const personal = { first_name: 'Shira', last_name: 'Privatestein', phone: '054-987-6543', email: 'shira.private@example.com', notes: 'ID 012345678' };
+
+test('request logs are structured JSON with route, status and duration, and carry no personal data or keys on stdout or stderr', async () => {
   const tenant = await runtime.organization();
-  const personal = { first_name: 'Shira', last_name: 'Privatestein', phone: '054-987-6543', email: 'shira.private@example.com', notes: 'ID 012345678' };
   const created = await runtime.request('POST', '/leads', { key: tenant.apiKey, body: personal });
   expect(created.status).toBe(201);
   await runtime.request('GET', `/leads?search=${encodeURIComponent('shira.private')}`, { key: tenant.apiKey });
   await runtime.request('PATCH', `/leads/${created.body.id}`, { key: tenant.apiKey, body: { email: 'not an email' } });
   await runtime.request('GET', '/leads', { key: 'mms_wrong_key_value' });
 
-  const requestLines = lines.flatMap((line) => line.split('\n')).filter((line) => line.includes('"message":"request"'));
+  const requestLines = logged('stdout', 'request');
   expect(requestLines.length).toBeGreaterThanOrEqual(4);
-  const first = JSON.parse(requestLines[0]);
-  expect(first).toMatchObject({ level: 'INFO', method: expect.any(String), route: expect.any(String), status: expect.any(Number) });
-  expect(typeof first.duration_ms).toBe('number');
+  expect(requestLines[0]).toMatchObject({ level: 'INFO', method: expect.any(String), route: expect.any(String), status: expect.any(Number) });
+  expect(typeof requestLines[0].duration_ms).toBe('number');
 
-  const everything = lines.join('');
   for (const secret of [...Object.values(personal), 'shira.private', tenant.apiKey, 'mms_wrong_key_value', 'not an email']) {
-    expect(everything).not.toContain(secret);
+    expect(everything()).not.toContain(secret);
+  }
+});
+
+test('fanout and delivery: warnings and errors go to stderr with the Lambda context and the error\'s name and first frames, never its message (which may quote data)', async () => {
+  const tenant = await runtime.organization();
+  const endpoint = await runtime.request('POST', '/webhooks', {
+    key: tenant.apiKey,
+    body: { url: 'https://hooks.example.com/logging', events: ['lead.created'] },
+  });
+  expect(endpoint.status).toBe(201);
+  const lead = await runtime.request('POST', '/leads', { key: tenant.apiKey, body: personal });
+  expect(lead.status).toBe(201);
+  const ping = await runtime.request('POST', `/webhooks/${endpoint.body.id}/test`, { key: tenant.apiKey });
+  const wake = { organization_id: tenant.organizationId, endpoint_id: endpoint.body.id, delivery_id: ping.body.id, attempt: 0 };
+  const records = (await readStreamRecords(runtime.dynamoDbEndpoint, runtime.tableName)).filter(
+    (record) => record.eventName === 'INSERT' && record.dynamodb?.NewImage?.id?.S === lead.body.id,
+  );
+  expect(records).toHaveLength(1);
+
+  // Every table call fails with an error whose message quotes the record, as a database error can.
+  const quotingMessage = `Item {email: ${personal.email}, phone: ${personal.phone}, secret: ${endpoint.body.secret}} could not be read`;
+  const client = getDocumentClient();
+  client.middlewareStack.add(
+    () => async () => {
+      throw Object.assign(new Error(quotingMessage), { name: 'ValidationException' });
+    },
+    { step: 'initialize', name: 'loggingTestFailure' },
+  );
+  try {
+    expect(await fanoutHandler({ Records: records }, localLambdaContext('stream-fanout'))).toEqual({
+      batchItemFailures: [{ itemIdentifier: records[0].dynamodb!.SequenceNumber }],
+    });
+    const message = (messageId: string, body: string) => ({ messageId, body }) as SQSRecord;
+    expect(
+      await deliveryHandler(
+        { Records: [message('failing', JSON.stringify(wake)), message('malformed', JSON.stringify({ email: personal.email }))] },
+        localLambdaContext('webhook-delivery'),
+      ),
+    ).toEqual({ batchItemFailures: [{ itemIdentifier: 'failing' }] });
+  } finally {
+    client.middlewareStack.remove('loggingTestFailure');
+  }
+
+  const fanoutErrors = logged('stderr', 'stream record fanout failed');
+  const deliveryErrors = logged('stderr', 'webhook delivery failed');
+  const dropped = logged('stderr', 'malformed delivery wake dropped');
+  expect(fanoutErrors).toHaveLength(1);
+  expect(deliveryErrors).toHaveLength(1);
+  expect(dropped).toHaveLength(1);
+  expect(fanoutErrors[0]).toMatchObject({ level: 'ERROR', function_name: 'stream-fanout', function_request_id: expect.any(String), errorName: 'ValidationException' });
+  expect(deliveryErrors[0]).toMatchObject({ level: 'ERROR', function_name: 'webhook-delivery', function_request_id: expect.any(String), errorName: 'ValidationException', message_id: 'failing' });
+  expect(dropped[0]).toMatchObject({ level: 'WARN', function_name: 'webhook-delivery', message_id: 'malformed' });
+  for (const line of [...fanoutErrors, ...deliveryErrors]) {
+    // The frames only: where it failed, at most seven of them, not the first line (name: message).
+    const frames = String(line.frames).split('\n');
+    expect(frames.length).toBeGreaterThan(0);
+    expect(frames.length).toBeLessThanOrEqual(7);
+    for (const frame of frames) expect(frame.trim()).toMatch(/^at /);
+    expect(line).not.toHaveProperty('error');
+  }
+  // Nothing of it on stdout either: warnings and errors are stderr's.
+  for (const text of ['stream record fanout failed', 'webhook delivery failed', 'malformed delivery wake dropped']) {
+    expect(linesOf('stdout').some((line) => line.includes(text))).toBe(false);
+  }
+
+  for (const secret of [...Object.values(personal), quotingMessage, 'could not be read', endpoint.body.secret, tenant.apiKey]) {
+    expect(everything()).not.toContain(secret);
   }
 });

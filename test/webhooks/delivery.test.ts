@@ -1,5 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { handler as fanoutHandler } from '../../functions/stream-fanout/handler';
+import { localLambdaContext } from '../../local/lambda-context';
 import { LEAD_SNAPSHOT_FIELDS } from '../../shared/events/lead-event-rules';
 import { getDocumentClient } from '../../shared/storage/dynamo-client';
 import { webhookKeys } from '../../shared/storage/keys';
@@ -184,8 +185,8 @@ describe('spec §3 endpoint state', () => {
       (record) => record.dynamodb?.NewImage?.id?.S === lead.id && record.eventName === 'INSERT',
     );
     expect(records).toHaveLength(1);
-    expect(await fanoutHandler({ Records: records })).toEqual({ batchItemFailures: [] });
-    expect(await fanoutHandler({ Records: records })).toEqual({ batchItemFailures: [] });
+    expect(await fanoutHandler({ Records: records }, localLambdaContext('stream-fanout'))).toEqual({ batchItemFailures: [] });
+    expect(await fanoutHandler({ Records: records }, localLambdaContext('stream-fanout'))).toEqual({ batchItemFailures: [] });
     await settle(1_500);
     expect(hook.requests).toHaveLength(1);
     expect((await kit.deliveries(tenant, endpoint.id)).count).toBe(1);

@@ -4,6 +4,7 @@ import type { SQSRecord } from 'aws-lambda';
 import type { LookupAddress } from 'node:dns';
 import { attemptDelivery } from '../../functions/webhook-delivery/attempt-delivery';
 import { handler as deliveryHandler } from '../../functions/webhook-delivery/handler';
+import { localLambdaContext } from '../../local/lambda-context';
 import { localSqsClient } from '../../local/sqs-server';
 import { getDocumentClient } from '../../shared/storage/dynamo-client';
 import { webhookKeys } from '../../shared/storage/keys';
@@ -359,9 +360,10 @@ describe('the delivery worker (insecure mode off)', () => {
     const wake = { organization_id: tenant.organizationId, endpoint_id: id, delivery_id: ping.id, attempt: 0 };
     expect(await claimDelivery(wake, 60_000)).toMatchObject({ claimed: true }); // another worker is mid-attempt
     const record = (messageId: string, body: string) => ({ messageId, body }) as SQSRecord;
-    const response = await deliveryHandler({
-      Records: [record('held', JSON.stringify(wake)), record('malformed', 'not json'), record('stale', JSON.stringify({ ...wake, attempt: 4 }))],
-    });
+    const response = await deliveryHandler(
+      { Records: [record('held', JSON.stringify(wake)), record('malformed', 'not json'), record('stale', JSON.stringify({ ...wake, attempt: 4 }))] },
+      localLambdaContext('webhook-delivery'),
+    );
     expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: 'held' }] });
   });
 
@@ -376,7 +378,7 @@ describe('the delivery worker (insecure mode off)', () => {
     const next = new Date(Date.now() - 1_000).toISOString();
     await completeAttempt(claim.delivery, claim.leaseId, { status: 'pending', attempted: true, lastHttpStatus: 503, lastError: 'HTTP 503', nextAttemptAt: next });
     expect(await queuedWakes(ping.id)).not.toContainEqual({ ...wake, attempt: 1 });
-    expect(await deliveryHandler({ Records: [{ messageId: 'again', body: JSON.stringify(wake) } as SQSRecord] })).toEqual({ batchItemFailures: [] });
+    expect(await deliveryHandler({ Records: [{ messageId: 'again', body: JSON.stringify(wake) } as SQSRecord] }, localLambdaContext('webhook-delivery'))).toEqual({ batchItemFailures: [] });
     await eventually(() => queuedWakes(ping.id), (wakes) => wakes.some((queued) => queued.attempt === 1), 5_000);
   });
 });

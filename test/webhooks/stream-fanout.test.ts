@@ -1,6 +1,7 @@
 import { PurgeQueueCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { handler as fanoutHandler } from '../../functions/stream-fanout/handler';
+import { localLambdaContext } from '../../local/lambda-context';
 import { localSqsClient } from '../../local/sqs-server';
 import { deriveEvents } from '../../shared/events/derive-events';
 import { LEAD_SNAPSHOT_FIELDS } from '../../shared/events/lead-event-rules';
@@ -97,7 +98,7 @@ describe('spec §6 fanout from real stream records', () => {
     await runtime.request('PATCH', `/leads/${lead.id}`, { key: tenant.apiKey, body: { status: 'contacted', assigned_to: tenant.userId } });
     const records = await recordsOf(tenant.organizationId);
 
-    for (let run = 0; run < 3; run++) expect(await fanoutHandler({ Records: records })).toEqual({ batchItemFailures: [] });
+    for (let run = 0; run < 3; run++) expect(await fanoutHandler({ Records: records }, localLambdaContext('stream-fanout'))).toEqual({ batchItemFailures: [] });
 
     const log = (await runtime.request('GET', `/webhooks/${endpoint.id}/deliveries`, { key: tenant.apiKey })).body;
     expect(log.count).toBe(3);
@@ -122,11 +123,11 @@ describe('spec §6 fanout from real stream records', () => {
 
     // The queue is unreachable: the subscribed lead's wake cannot be sent.
     await withConfiguration({ DELIVERY_QUEUE_URL: `${runtime.deliveryQueueUrl}-missing` }, async () => {
-      expect(await fanoutHandler({ Records: batch })).toEqual({ batchItemFailures: [{ itemIdentifier: subscribedRecords[0].dynamodb!.SequenceNumber }] });
+      expect(await fanoutHandler({ Records: batch }, localLambdaContext('stream-fanout'))).toEqual({ batchItemFailures: [{ itemIdentifier: subscribedRecords[0].dynamodb!.SequenceNumber }] });
     });
     // The retry from the failed record creates nothing new but does send the missing wake.
     await sqs.send(new PurgeQueueCommand({ QueueUrl: runtime.deliveryQueueUrl }));
-    expect(await fanoutHandler({ Records: subscribedRecords })).toEqual({ batchItemFailures: [] });
+    expect(await fanoutHandler({ Records: subscribedRecords }, localLambdaContext('stream-fanout'))).toEqual({ batchItemFailures: [] });
     const wakes = await drainQueue();
     expect(wakes).toHaveLength(1);
     const endpoints = (await runtime.request('GET', '/webhooks', { key: tenant.apiKey })).body.data;
@@ -142,7 +143,7 @@ describe('spec §6 fanout from real stream records', () => {
     const records = (await readStreamRecords(runtime.dynamoDbEndpoint, runtime.tableName)).filter(
       (record) => record.dynamodb?.NewImage?.key_id?.S === tenant.keyId,
     );
-    expect(await fanoutHandler({ Records: records })).toEqual({ batchItemFailures: [] });
+    expect(await fanoutHandler({ Records: records }, localLambdaContext('stream-fanout'))).toEqual({ batchItemFailures: [] });
     const admin = await runtime.admin<{ api_key: string }>('key', 'create', '--org', tenant.organizationId, '--user', tenant.userId, '--permissions', 'admin');
     const read = (await runtime.request('GET', `/webhooks/${endpoint.id}`, { key: admin.api_key })).body;
     expect(read).toMatchObject({ is_active: false, disabled_reason: 'api_key_revoked' });
