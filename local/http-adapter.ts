@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -43,7 +44,8 @@ export function toHttpApiEvent(
   const query: Record<string, string> = {};
   for (const [name, value] of url.searchParams) query[name] = name in query ? `${query[name]},${value}` : value;
   const contentType = headers['content-type'] ?? '';
-  const isText = body.length === 0 || TEXT_CONTENT.test(contentType);
+  // A text body that is not valid UTF-8 (windows-1255, ISO-8859-8, ...) travels base64-encoded, byte for byte.
+  const isText = body.length === 0 || (TEXT_CONTENT.test(contentType) && isUtf8(body));
   const method = (request.method ?? 'GET').toUpperCase();
   const rawPath = options.rawPath ?? url.pathname;
   const now = new Date();

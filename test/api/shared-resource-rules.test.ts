@@ -25,8 +25,8 @@ interface ResourceCase {
 }
 
 const RESOURCES: ResourceCase[] = [
-  { path: '/customers', permission: 'customers', valid: () => ({ first_name: 'Dana', last_name: 'Cohen' }), update: { nickname: 'Dani' }, label: 'Customer' },
-  { path: '/contacts', permission: 'contacts', valid: () => ({ type: 'banker', first_name: 'Avi' }), update: { branch: '123' }, label: 'Contact' },
+  { path: '/customers', permission: 'customers', valid: () => ({ first_name: 'Dana', last_name: 'Cohen' }), update: { nickname: 'Zeta-nickname' }, label: 'Customer' },
+  { path: '/contacts', permission: 'contacts', valid: () => ({ type: 'banker', first_name: 'Avi' }), update: { branch: 'Zeta branch' }, label: 'Contact' },
 ];
 
 const MISSING_ID = '00000000-0000-4000-8000-000000000000';
