@@ -15,16 +15,19 @@ import {
 } from '../../shared/validation/fields';
 import { normalizeIdNumber, type IdType } from './id-number';
 
+/** An email address, trimmed first like every string (resources.md §1 "Strings"); empty clears. */
+const trimmedEmail = () => z.string({ error: 'must be a string' }).trim().pipe(emailAddress());
+
 /** Fields a client writes on a customer (resources.md §3). */
 const customerFields = z.object({
-  id_type: listValue('id-types'),
+  id_type: z.union([z.literal(''), listValue('id-types')]),
   id_number: text(20),
   first_name: text(NAME_MAX),
   last_name: text(NAME_MAX),
-  entity_name: text(TITLE_MAX),
+  entity_name: text(NAME_MAX),
   nickname: text(NAME_MAX),
   phone: text(PHONE_MAX),
-  email: emailAddress(),
+  email: trimmedEmail(),
   birth_date: z.union([z.literal(''), calendarDate()]),
   address: text(TITLE_MAX),
   city: text(NAME_MAX),
@@ -37,12 +40,15 @@ const customerFields = z.object({
 type CustomerFields = z.infer<typeof customerFields>;
 const FIELDS = Object.keys(customerFields.shape) as Array<keyof CustomerFields>;
 
-/** Create: every field optional here; the name rules are checked on the whole record. */
-export const createCustomerSchema = customerFields.partial().extend({ id_type: listValue('id-types').nullable().optional() }).meta({ id: 'CreateCustomerRequest' });
+/** Every field optional and nullable; what null and the empty string mean is decided by create and update. */
+const optionalCustomerFields = () =>
+  Object.fromEntries(FIELDS.map((field) => [field, customerFields.shape[field].nullable().optional()])) as {
+    [K in keyof CustomerFields]: z.ZodOptional<z.ZodNullable<(typeof customerFields.shape)[K]>>;
+  };
+/** Create: null or an empty string is no value; the name rules are checked on the whole record. */
+export const createCustomerSchema = z.object(optionalCustomerFields()).meta({ id: 'CreateCustomerRequest' });
 /** Update: a field sent as null is ignored (spec §2: null never erases); an empty string clears. */
-export const updateCustomerSchema = z
-  .object(Object.fromEntries(FIELDS.map((field) => [field, customerFields.shape[field].nullable().optional()])) as { [K in keyof CustomerFields]: z.ZodOptional<z.ZodNullable<(typeof customerFields.shape)[K]>> })
-  .meta({ id: 'UpdateCustomerRequest' });
+export const updateCustomerSchema = z.object(optionalCustomerFields()).meta({ id: 'UpdateCustomerRequest' });
 
 const nullable = <T extends z.ZodType>(schema: T) => schema.nullable();
 export const customerSchema = z
