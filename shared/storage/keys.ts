@@ -228,3 +228,33 @@ export const referenceKeys = {
   contact: (organizationId: string, id: string): ItemKey => ({ pk: `ORG#${organizationId}#CONTACT#${id}`, sk: 'CONTACT' }),
   customer: (organizationId: string, id: string): ItemKey => ({ pk: `ORG#${organizationId}#CUSTOMER#${id}`, sk: 'CUSTOMER' }),
 };
+
+// ---- What the app configures for mortgage files (resources.md §12): custom fields, payment sources, templates ----
+/**
+ * An organization's file settings share one partition, one item per setting under a sort key of
+ * its kind and its name, so one Query reads a kind (or all of them) and a conditional put keeps
+ * names unique.
+ */
+export const fileSettingKeys = {
+  settingsOfOrganization: (organizationId: string) => `ORG#${organizationId}#FILESETTINGS`,
+  customField: (organizationId: string, fieldName: string): ItemKey => ({
+    pk: fileSettingKeys.settingsOfOrganization(organizationId),
+    sk: `${fileSettingKeys.customFieldPrefix}${fieldName}`,
+  }),
+  paymentSource: (organizationId: string, key: string): ItemKey => ({
+    pk: fileSettingKeys.settingsOfOrganization(organizationId),
+    sk: `${fileSettingKeys.paymentSourcePrefix}${key}`,
+  }),
+  milestoneTemplate: (organizationId: string, key: string): ItemKey => ({
+    pk: fileSettingKeys.settingsOfOrganization(organizationId),
+    sk: `${fileSettingKeys.milestoneTemplatePrefix}${key}`,
+  }),
+  documentTemplate: (organizationId: string, key: string): ItemKey => ({
+    pk: fileSettingKeys.settingsOfOrganization(organizationId),
+    sk: `${fileSettingKeys.documentTemplatePrefix}${key}`,
+  }),
+  customFieldPrefix: 'CUSTOMFIELD#',
+  paymentSourcePrefix: 'PAYMENTSOURCE#',
+  milestoneTemplatePrefix: 'MILESTONE#',
+  documentTemplatePrefix: 'DOCTEMPLATE#',
+};
