@@ -3,6 +3,7 @@ import { generateApiKey, hashSecret } from '../shared/auth/api-key';
 import { KNOWN_PERMISSION } from '../shared/auth/permissions';
 import { newId, nowIso, isUuid } from '../shared/ids';
 import { listNotifications } from '../shared/organizations/notification.repository';
+import { defaultFileSettingPuts } from '../shared/organizations/file-settings.repository';
 import {
   getOrganization,
   organizationToItem,
@@ -22,7 +23,7 @@ import { keys } from '../shared/storage/keys';
 import { itemKeyOf, queryAll } from '../shared/storage/paginated-requests';
 import { AdminInputError } from './admin-error';
 
-async function requireOrganization(organizationId: string): Promise<Organization> {
+export async function requireOrganization(organizationId: string): Promise<Organization> {
   const organization = isUuid(organizationId) ? await getOrganization(organizationId) : undefined;
   if (!organization) throw new AdminInputError(`organization ${organizationId} not found`);
   return organization;
@@ -52,6 +53,8 @@ export async function createOrganization(name: string): Promise<{ organization_i
           },
         },
         { Put: { TableName: getTableName(), Item: { ...keys.leadCounters(organization.id), entity: 'lead_counters', total: 0 } } },
+        // The payment sources, milestone and required-document templates of resources.md §12.
+        ...defaultFileSettingPuts(organization.id),
       ],
     }),
   );
