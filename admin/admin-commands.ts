@@ -1,4 +1,5 @@
 import { AdminInputError } from './admin-error';
+import * as fileSettingsAdmin from './file-settings-admin';
 import * as intakeAdmin from './intake-admin';
 import * as admin from './organization-admin';
 
@@ -45,11 +46,14 @@ function optional(flags: Flags, name: string): string | undefined {
 
 const organizationOption: OptionSpec = { type: 'string', value: 'ORG', required: true, description: 'the organization id' };
 const statusKindOption: OptionSpec = { type: 'string', value: 'lead|mortgage-file', required: true, description: 'which status list' };
+const settingKeyOption: OptionSpec = { type: 'string', value: 'KEY', required: true, description: 'the key: lowercase letters, digits, _ or - (unique in the organization)' };
+const settingLabelOption: OptionSpec = { type: 'string', value: 'LABEL', required: true, description: 'the label shown to users' };
 const intakeOption: OptionSpec = { type: 'string', value: 'ID', required: true, description: 'the intake endpoint id (intake_id)' };
 
 export const adminCommands: Record<string, CommandSpec> = {
   'org create': {
-    summary: 'Create an organization with an active subscription and the system lead and mortgage-file statuses.',
+    summary:
+      'Create an organization with an active subscription, the system lead and mortgage-file statuses, and the default payment sources, milestone and required-document templates.',
     prints: '{"organization_id"}',
     options: { name: { type: 'string', value: 'NAME', required: true, description: "the organization's name" } },
     run: (flags) => admin.createOrganization(required(flags, 'name')),
@@ -140,6 +144,95 @@ export const adminCommands: Record<string, CommandSpec> = {
       value: { type: 'string', value: 'KEY', required: true, description: 'the status key' },
     },
     run: (flags) => admin.deactivateStatus(required(flags, 'org'), required(flags, 'kind'), required(flags, 'value')),
+  },
+  'custom-field create': {
+    summary: 'Define a custom field of mortgage files.',
+    prints: 'the definition {"field_name", "label", "type", "options", "is_active": true} (options null except for select)',
+    options: {
+      org: organizationOption,
+      name: { type: 'string', value: 'FIELD_NAME', required: true, description: 'the field name, ^[a-z][a-z0-9_]{0,63}$ (unique in the organization)' },
+      label: settingLabelOption,
+      type: { type: 'string', value: 'text|number|date|boolean|select', required: true, description: "the values' type" },
+      options: { type: 'string', value: 'a,b,...', description: 'the choices of a select field, 1 to 50 (required with select, refused with the other types)' },
+    },
+    run: (flags) =>
+      fileSettingsAdmin.createCustomFieldDefinition({
+        organizationId: required(flags, 'org'),
+        name: required(flags, 'name'),
+        label: required(flags, 'label'),
+        type: required(flags, 'type'),
+        options: optional(flags, 'options'),
+      }),
+  },
+  'custom-field deactivate': {
+    summary: 'Deactivate a custom field; values files already hold stay stored.',
+    prints: 'the definition, "is_active": false',
+    options: { org: organizationOption, name: { type: 'string', value: 'FIELD_NAME', required: true, description: 'the field name' } },
+    run: (flags) => fileSettingsAdmin.deactivateCustomFieldDefinition(required(flags, 'org'), required(flags, 'name')),
+  },
+  'payment-source create': {
+    summary: 'Add a payment source (how a payment was made).',
+    prints: '{"key", "label", "is_active": true}',
+    options: { org: organizationOption, key: settingKeyOption, label: settingLabelOption },
+    run: (flags) => fileSettingsAdmin.addPaymentSource(required(flags, 'org'), required(flags, 'key'), required(flags, 'label')),
+  },
+  'payment-source deactivate': {
+    summary: 'Deactivate a payment source; payments already recorded keep it.',
+    prints: '{"key", "label", "is_active": false}',
+    options: { org: organizationOption, key: { ...settingKeyOption, description: 'the payment source key' } },
+    run: (flags) => fileSettingsAdmin.removePaymentSource(required(flags, 'org'), required(flags, 'key')),
+  },
+  'milestone create': {
+    summary: 'Add a milestone template to the files of the organization.',
+    prints:
+      'the template {"milestone_id", "key", "label", "order", "applies_to_mortgage_types", "due_offset_days", "checklist": [{"id", "label"}], "is_active": true}',
+    options: {
+      org: organizationOption,
+      key: settingKeyOption,
+      label: settingLabelOption,
+      order: { type: 'string', value: 'N', description: 'its position, an integer (default the last order + 10, or 10 for the first)' },
+      'mortgage-types': {
+        type: 'string',
+        value: 'a,b',
+        description: 'the mortgage types of the files it applies to (the mortgage-types list); default every file: applies_to_mortgage_types []',
+      },
+      'due-offset-days': { type: 'string', value: 'N', description: "days after the file's creation it is due, an integer >= 0 (default no due date: null)" },
+      checklist: { type: 'string', value: '"item 1|item 2"', description: 'checklist items separated by |, each given an id' },
+    },
+    run: (flags) =>
+      fileSettingsAdmin.addMilestoneTemplate({
+        organizationId: required(flags, 'org'),
+        key: required(flags, 'key'),
+        label: required(flags, 'label'),
+        order: optional(flags, 'order'),
+        mortgageTypes: optional(flags, 'mortgage-types'),
+        dueOffsetDays: optional(flags, 'due-offset-days'),
+        checklist: optional(flags, 'checklist'),
+      }),
+  },
+  'milestone deactivate': {
+    summary: "Deactivate a milestone template; files' milestone rows with progress stay.",
+    prints: 'the template, "is_active": false',
+    options: { org: organizationOption, key: { ...settingKeyOption, description: 'the milestone template key' } },
+    run: (flags) => fileSettingsAdmin.removeMilestoneTemplate(required(flags, 'org'), required(flags, 'key')),
+  },
+  'document-template create': {
+    summary: 'Add a required-document template: new files get a requirement for it.',
+    prints: '{"key", "label", "per_borrower", "is_active": true}',
+    options: {
+      org: organizationOption,
+      key: settingKeyOption,
+      label: settingLabelOption,
+      'per-borrower': { type: 'boolean', description: 'one requirement per borrower (default one for the file)' },
+    },
+    run: (flags) =>
+      fileSettingsAdmin.addDocumentTemplate(required(flags, 'org'), required(flags, 'key'), required(flags, 'label'), flags['per-borrower'] === true),
+  },
+  'document-template deactivate': {
+    summary: "Deactivate a required-document template; files' requirements stay.",
+    prints: '{"key", "label", "per_borrower", "is_active": false}',
+    options: { org: organizationOption, key: { ...settingKeyOption, description: 'the document template key' } },
+    run: (flags) => fileSettingsAdmin.removeDocumentTemplate(required(flags, 'org'), required(flags, 'key')),
   },
   'intake create': {
     summary: 'Create a lead-intake endpoint; the token (and signing secret) are shown only here.',
