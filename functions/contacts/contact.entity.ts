@@ -1,16 +1,19 @@
 import * as z from 'zod';
 import { badRequest } from '../../shared/http/errors';
 import { defineEntity, type StoredRecord } from '../../shared/resources/entity';
-import { emailAddress, emptyToNull, FREE_TEXT_MAX, listValue, NAME_MAX, PHONE_MAX, text, TITLE_MAX } from '../../shared/validation/fields';
+import { emailAddress, emptyToNull, FREE_TEXT_MAX, listValue, NAME_MAX, PHONE_MAX, text } from '../../shared/validation/fields';
+
+/** An email address, trimmed first like every string (resources.md §1 "Strings"); empty clears. */
+const trimmedEmail = () => z.string({ error: 'must be a string' }).trim().pipe(emailAddress());
 
 /** Fields a client writes on a professional contact (resources.md §4). */
 const contactFields = z.object({
   type: listValue('contact-types'),
   first_name: text(NAME_MAX),
   last_name: text(NAME_MAX),
-  company_name: text(TITLE_MAX),
+  company_name: text(NAME_MAX),
   phone: text(PHONE_MAX),
-  email: emailAddress(),
+  email: trimmedEmail(),
   bank_code: z.union([z.literal(''), listValue('banks')]),
   branch: text(100),
   notes: text(FREE_TEXT_MAX),
@@ -19,9 +22,12 @@ type ContactFields = z.infer<typeof contactFields>;
 const FIELDS = Object.keys(contactFields.shape) as Array<keyof ContactFields>;
 const OPTIONAL_FIELDS = FIELDS.filter((field) => field !== 'type');
 
-export const createContactSchema = contactFields
-  .partial()
-  .extend({ type: contactFields.shape.type })
+/** Create: `type` required; an optional field sent as null or empty is no value. */
+export const createContactSchema = z
+  .object({
+    type: contactFields.shape.type,
+    ...Object.fromEntries(OPTIONAL_FIELDS.map((field) => [field, contactFields.shape[field].nullable().optional()])),
+  })
   .meta({ id: 'CreateContactRequest' });
 /** Update: null clears an optional field; `type` is required and cannot be cleared. */
 export const updateContactSchema = z
