@@ -6,7 +6,7 @@ import { assertPrecondition, preconditionFailed, storedVersion, versionCondition
 import { newId, nowIso } from '../ids';
 import { getDocumentClient, getTableName } from '../storage/dynamo-client';
 import { entityKeys } from '../storage/keys';
-import { batchGetAll, itemKeyOf, queryAll, queryOffsetPage } from '../storage/paginated-requests';
+import { batchGetAll, batchWriteAll, itemKeyOf, queryAll, queryOffsetPage } from '../storage/paginated-requests';
 import { TransactionConditionFailed, transactWrite, type TransactItem } from '../storage/transactions';
 import type { WriteContext } from '../write-context';
 import type { EntityDefinition, StoredRecord } from './entity';
@@ -112,7 +112,7 @@ export async function listRecords(entity: EntityDefinition, organizationId: stri
     IndexName: 'gsi6',
     KeyConditionExpression: 'gsi6pk = :pk',
     FilterExpression: conditions.join(' AND '),
-    ExpressionAttributeNames: names,
+    ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
     ExpressionAttributeValues: values,
     ProjectionExpression: 'pk, sk',
     ScanIndexForward: false,
@@ -184,7 +184,7 @@ export async function createRecord(entity: EntityDefinition, context: WriteConte
     guardIndexes.set(items.length, field);
     items.push(uniqueGuardPut(entity, context.organizationId, field, value, record.id));
   }
-  items.push(...(options.extraItems ?? []));
+  items.push(...(entity.createItems?.(record, context) ?? []), ...(options.extraItems ?? []));
   if (context.audit) items.push(context.audit.entry(record.id, 201));
   try {
     await transactWrite(items);
@@ -236,6 +236,7 @@ export async function updateRecord(entity: EntityDefinition, context: WriteConte
         items.push(uniqueGuardPut(entity, context.organizationId, field, after, id));
       }
     }
+    items.push(...(entity.changeItems?.(current, updated, input, context) ?? []));
     if (context.audit) items.push(context.audit.entry(id, 200));
     try {
       await transactWrite(items);
@@ -247,6 +248,17 @@ export async function updateRecord(entity: EntityDefinition, context: WriteConte
       if (attempt >= ATTEMPTS) throw error;
     }
   }
+}
+
+/** The rows kept in the record's own partition (its history, timeline, children), removed after it. */
+async function deleteItemCollection(entity: EntityDefinition, organizationId: string, id: string): Promise<void> {
+  const rows = await queryAll({
+    TableName: getTableName(),
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': entityKeys.record(entity.type, organizationId, id).pk },
+    ProjectionExpression: 'pk, sk',
+  });
+  await batchWriteAll(rows.map((row) => ({ DeleteRequest: { Key: itemKeyOf(row) } })));
 }
 
 /** DELETE: the record, its counter, its unique guards, the entity's own items; conditional on the version read. */
@@ -277,6 +289,7 @@ export async function deleteRecord(entity: EntityDefinition, context: WriteConte
     if (context.audit) items.push(context.audit.entry(id, 200));
     try {
       await transactWrite(items);
+      await deleteItemCollection(entity, context.organizationId, id);
       return current;
     } catch (error) {
       if (!(error instanceof TransactionConditionFailed) || !error.failedIndexes.includes(0)) throw error;

@@ -51,6 +51,10 @@ export interface EntityDefinition {
   build(input: Record<string, unknown>, context: WriteContext): Promise<Record<string, unknown>> | Record<string, unknown>;
   /** Domain rules of an update: the changed fields (an empty object: nothing to write). */
   change(current: StoredRecord, input: Record<string, unknown>, context: WriteContext): Promise<Record<string, unknown>> | Record<string, unknown>;
+  /** Rows written in the create's transaction (for example timeline rows). */
+  createItems?(record: StoredRecord, context: WriteContext): TransactItem[];
+  /** Rows written in an update's transaction, from the record before and after (for example a status history row). */
+  changeItems?(before: StoredRecord, after: StoredRecord, input: Record<string, unknown>, context: WriteContext): TransactItem[];
   /** Checks and extra transaction items of a delete (for example a deletion guard). */
   beforeDelete?(record: StoredRecord, context: WriteContext): Promise<TransactItem[]>;
 }

@@ -215,6 +215,11 @@ export const entityKeys = {
     pk: `ORG#${organizationId}#${type}#${field}#${value}`,
     sk: 'UNIQUE',
   }),
+  /** A row in a record's own partition (history, timeline, children), newest last by sort key. */
+  row: (type: string, organizationId: string, id: string, kind: string, at: string, rowId: string): ItemKey => ({
+    pk: entityKeys.record(type, organizationId, id).pk,
+    sk: `${kind}#${sortable(at, rowId)}`,
+  }),
   indexes: (type: string, organizationId: string, record: { id: string; created_at: string }) => {
     const sortKey = sortable(record.created_at, record.id);
     const collection = entityKeys.collection(type, organizationId);
