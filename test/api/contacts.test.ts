@@ -273,9 +273,13 @@ describe('resources.md §4 / §1 Update: null clears an optional field', () => {
 
 describe('resources.md §4: list search and filters', () => {
   let tenant: Tenant;
+  /** A second key of the organization for the reads (60 requests a minute per key). */
+  let reader: Tenant;
   const ids: Record<string, string> = {};
   beforeAll(async () => {
     tenant = await runtime.organization();
+    const key = await runtime.admin<{ api_key: string }>('key', 'create', '--org', tenant.organizationId, '--user', tenant.userId, '--permissions', 'contacts:read');
+    reader = { ...tenant, apiKey: key.api_key };
     ids.avi = (await create(tenant, { type: 'banker', first_name: 'Avi', last_name: 'Mizrahi', company_name: 'Bank Hapoalim', bank_code: '12', branch: '600', phone: '03-5556677', email: 'avi@poalim.example' })).id;
     ids.noa = (await create(tenant, { type: 'banker', first_name: 'Noa', last_name: 'Levi', company_name: 'Bank Leumi', bank_code: '10', phone: '054-1234567', email: 'noa@leumi.example', notes: 'secretnote' })).id;
     ids.ruth = (await create(tenant, { type: 'lawyer', first_name: 'Ruth', last_name: 'Katz', company_name: 'Katz & Co Law', bank_code: '12', phone: '02-1112222', email: 'ruth@katzlaw.example' })).id;
@@ -284,7 +288,7 @@ describe('resources.md §4: list search and filters', () => {
   });
 
   const query = async (parameters: string) => {
-    const response = await list(tenant, `?${parameters}`);
+    const response = await list(reader, `?${parameters}`);
     expect({ parameters, status: response.status }).toEqual({ parameters, status: 200 });
     return { ids: response.body.data.map((contact: { id: string }) => contact.id).sort(), count: response.body.count };
   };
@@ -323,13 +327,13 @@ describe('resources.md §4: list search and filters', () => {
   });
 
   test('resources.md §4: filter type, alone; counts right; newest first', async () => {
-    const bankers = await list(tenant, '?type=banker');
+    const bankers = await list(reader, '?type=banker');
     expect(bankers.body.count).toBe(2);
     expect(bankers.body.data.map((contact: { id: string }) => contact.id)).toEqual([ids.noa, ids.avi]);
     expect(await query('type=lawyer')).toEqual(expectIds('ruth'));
     expect(await query('type=mortgage_advisor')).toEqual(expectIds('yossi'));
     expect(await query('type=housing_company')).toEqual(none);
-    expect((await list(tenant, '?type=banker&limit=1&offset=1')).body).toMatchObject({ count: 2, data: [{ id: ids.avi }] });
+    expect((await list(reader, '?type=banker&limit=1&offset=1')).body).toMatchObject({ count: 2, data: [{ id: ids.avi }] });
   });
 
   test('resources.md §4: filter bank_code, alone and with type (both must hold)', async () => {
@@ -339,7 +343,7 @@ describe('resources.md §4: list search and filters', () => {
     expect(await query('type=banker&bank_code=12')).toEqual(expectIds('avi'));
     expect(await query('type=lawyer&bank_code=12')).toEqual(expectIds('ruth'));
     expect(await query('type=lawyer&bank_code=10')).toEqual(none);
-    expect((await list(tenant, '?bank_code=12&limit=1')).body).toMatchObject({ count: 2, data: [{ id: ids.ruth }] });
+    expect((await list(reader, '?bank_code=12&limit=1')).body).toMatchObject({ count: 2, data: [{ id: ids.ruth }] });
   });
 
   test('resources.md §4: search combined with type and bank_code filters; count is the number of matches, not the page', async () => {
@@ -348,14 +352,14 @@ describe('resources.md §4: list search and filters', () => {
     expect(await search('katz', '&bank_code=12')).toEqual(expectIds('ruth'));
     expect(await search('katz', '&type=banker')).toEqual(none);
     expect(await search('example', '&type=banker&bank_code=12')).toEqual(expectIds('avi'));
-    const page = await list(tenant, '?search=example&limit=2&offset=1');
+    const page = await list(reader, '?search=example&limit=2&offset=1');
     expect(page.body.count).toBe(5);
     expect(page.body.data).toHaveLength(2);
   });
 
   test('resources.md §4: a type or bank_code filter outside its list → 400', async () => {
     for (const parameters of ['type=plumber', 'type=Banker', 'type=', 'bank_code=99', 'bank_code=Leumi', 'bank_code=', 'type=banker&bank_code=1']) {
-      const response = await list(tenant, `?${parameters}`);
+      const response = await list(reader, `?${parameters}`);
       expect({ parameters, status: response.status }).toEqual({ parameters, status: 400 });
       expect(response.body.status).toBe(400);
       expect(response.body.details).toMatch(/type|bank_code/);

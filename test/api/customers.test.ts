@@ -676,9 +676,13 @@ describe('resources.md §3: update', () => {
 
 describe('resources.md §3 / spec §4: list search and filter', () => {
   let tenant: Tenant;
+  /** A second key of the organization for the reads (60 requests a minute per key). */
+  let reader: Tenant;
   const ids: Record<string, string> = {};
   beforeAll(async () => {
     tenant = await runtime.organization();
+    const key = await runtime.admin<{ api_key: string }>('key', 'create', '--org', tenant.organizationId, '--user', tenant.userId, '--permissions', 'customers:read');
+    reader = { ...tenant, apiKey: key.api_key };
     ids.dana = (await create(tenant, { first_name: 'Dana', last_name: 'Cohen', phone: '050-1112233', email: 'dana@alpha.example', id_number: VALID_PERSONAL_ID })).id;
     ids.avi = (await create(tenant, { first_name: 'Avi', last_name: 'Levi', nickname: 'Avremi', phone: '0529998877', email: 'avi@beta.example', id_type: 'passport', id_number: 'PX998877' })).id;
     ids.entity = (await create(tenant, { entity_name: 'Golden Towers Ltd', id_type: 'company', id_number: VALID_COMPANY_51, notes: 'secretword', address: 'Rothschild 22', city: 'Jerusalem' })).id;
@@ -686,7 +690,7 @@ describe('resources.md §3 / spec §4: list search and filter', () => {
   });
 
   const search = async (term: string, extra = '') => {
-    const response = await list(tenant, `?search=${encodeURIComponent(term)}${extra}`);
+    const response = await list(reader, `?search=${encodeURIComponent(term)}${extra}`);
     expect(response.status).toBe(200);
     return { ids: response.body.data.map((customer: { id: string }) => customer.id).sort(), count: response.body.count };
   };
@@ -742,24 +746,24 @@ describe('resources.md §3 / spec §4: list search and filter', () => {
   });
 
   test('resources.md §3: filter id_type, alone and with search; count is the number of matches, not the page', async () => {
-    const personal = await list(tenant, '?id_type=personal_id');
+    const personal = await list(reader, '?id_type=personal_id');
     expect(personal.body.count).toBe(2);
     expect(personal.body.data.map((customer: { id: string }) => customer.id)).toEqual([ids.hebrew, ids.dana]);
-    expect((await list(tenant, '?id_type=passport')).body).toMatchObject({ count: 1, data: [{ id: ids.avi }] });
-    expect((await list(tenant, '?id_type=association')).body).toEqual({ data: [], count: 0 });
+    expect((await list(reader, '?id_type=passport')).body).toMatchObject({ count: 1, data: [{ id: ids.avi }] });
+    expect((await list(reader, '?id_type=association')).body).toEqual({ data: [], count: 0 });
     expect(await search('cohen', '&id_type=personal_id')).toEqual(expectIds('dana'));
     expect(await search('cohen', '&id_type=passport')).toEqual({ ids: [], count: 0 });
     expect(await search('.example', '&id_type=personal_id')).toEqual(expectIds('dana', 'hebrew'));
-    const paged = await list(tenant, '?id_type=personal_id&limit=1&offset=1');
+    const paged = await list(reader, '?id_type=personal_id&limit=1&offset=1');
     expect(paged.body).toMatchObject({ count: 2, data: [{ id: ids.dana }] });
-    const pagedSearch = await list(tenant, '?search=example&limit=1');
+    const pagedSearch = await list(reader, '?search=example&limit=1');
     expect(pagedSearch.body.count).toBe(3);
     expect(pagedSearch.body.data).toHaveLength(1);
   });
 
   test('resources.md §3: an id_type filter outside id-types → 400', async () => {
     for (const value of ['driver_license', 'PASSPORT', '']) {
-      const response = await list(tenant, `?id_type=${value}`);
+      const response = await list(reader, `?id_type=${value}`);
       expect({ value, status: response.status }).toEqual({ value, status: 400 });
       expect(response.body.status).toBe(400);
       expect(response.body.details).toContain('id_type');
