@@ -5,6 +5,7 @@ import { contactOperations } from '../contacts/routes';
 import { customerOperations } from '../customers/routes';
 import { leadOperations } from '../leads/routes';
 import { listOperations } from '../lists/routes';
+import { mortgageFileOperations } from '../mortgage-files/routes';
 import { webhookOperations } from '../webhooks/routes';
 import type { FunctionGroup } from '../../shared/http/route-table';
 import { buildOpenApiDocument } from './openapi';
@@ -17,6 +18,7 @@ export function operationsByGroup(): Record<FunctionGroup, Operation[]> {
     leads: leadOperations,
     customers: customerOperations,
     contacts: contactOperations,
+    'mortgage-files': mortgageFileOperations,
     lists: listOperations,
     webhooks: webhookOperations,
     'api-fallback': fallbackOperations,

@@ -3,7 +3,7 @@
  * API Gateway (one `ANY` route per path, so an unsupported method reaches the function and gets
  * a 405 with `Allow`), and the local runtime dispatches with the same table.
  */
-export type FunctionGroup = 'leads' | 'customers' | 'contacts' | 'lists' | 'webhooks' | 'api-fallback';
+export type FunctionGroup = 'leads' | 'customers' | 'contacts' | 'mortgage-files' | 'lists' | 'webhooks' | 'api-fallback';
 
 export interface RouteEntry {
   group: FunctionGroup;
@@ -19,6 +19,11 @@ export const API_ROUTES: RouteEntry[] = [
   { group: 'customers', path: '/customers/{id}' },
   { group: 'contacts', path: '/contacts' },
   { group: 'contacts', path: '/contacts/{id}' },
+  { group: 'mortgage-files', path: '/mortgage-files' },
+  { group: 'mortgage-files', path: '/mortgage-files/statuses' },
+  { group: 'mortgage-files', path: '/mortgage-files/{id}' },
+  { group: 'mortgage-files', path: '/mortgage-files/{id}/status' },
+  { group: 'mortgage-files', path: '/mortgage-files/{id}/status-history' },
   { group: 'lists', path: '/lists' },
   { group: 'lists', path: '/lists/{name}' },
   { group: 'webhooks', path: '/webhooks' },

@@ -26,6 +26,7 @@ interface ResourceCase {
 
 const RESOURCES: ResourceCase[] = [
   { path: '/customers', permission: 'customers', valid: () => ({ first_name: 'Dana', last_name: 'Cohen' }), update: { nickname: 'Zeta-nickname' }, label: 'Customer' },
+  { path: '/mortgage-files', permission: 'mortgage-files', valid: () => ({ property_city: 'Haifa' }), update: { property_address: 'Zeta street 1' }, label: 'Mortgage file' },
   { path: '/contacts', permission: 'contacts', valid: () => ({ type: 'banker', first_name: 'Avi' }), update: { branch: 'Zeta branch' }, label: 'Contact' },
 ];
 
@@ -151,5 +152,19 @@ describe.each(RESOURCES)('shared resource rules: $path', (resource) => {
       [`DELETE ${resource.path}/{id}`, 200, tenant.keyId],
     ]);
     expect(JSON.stringify(entries)).not.toContain(String(Object.values(resource.update)[0]));
+  });
+});
+
+describe.each(RESOURCES)('search on the shared machinery: $path', (resource) => {
+  test('search alone, and search with paging, answer 200 with the matches counted', async () => {
+    const tenant = await runtime.organization();
+    const created = await runtime.request('POST', resource.path, { key: tenant.apiKey, body: resource.valid() });
+    expect(created.status).toBe(201);
+    const term = String(Object.values(resource.valid())[Object.keys(resource.valid()).length - 1]).slice(0, 4).toUpperCase();
+    const found = await runtime.request('GET', `${resource.path}?search=${encodeURIComponent(term)}`, { key: tenant.apiKey });
+    expect(found.status).toBe(200);
+    expect(found.body).toMatchObject({ count: 1, data: [{ id: created.body.id }] });
+    const none = await runtime.request('GET', `${resource.path}?search=zzzz-nothing&limit=1`, { key: tenant.apiKey });
+    expect(none.body).toEqual({ data: [], count: 0 });
   });
 });

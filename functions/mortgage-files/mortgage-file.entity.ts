@@ -1,0 +1,218 @@
+import * as z from 'zod';
+import { badRequest, conflict } from '../../shared/http/errors';
+import { newId, nowIso } from '../../shared/ids';
+import { findStatus, getOrganization, takeNextFileNumber, type Organization } from '../../shared/organizations/organization.repository';
+import { findActiveUser } from '../../shared/organizations/user.repository';
+import { defineEntity, type StoredRecord } from '../../shared/resources/entity';
+import { getRecord } from '../../shared/resources/entity.repository';
+import { getTableName } from '../../shared/storage/dynamo-client';
+import { entityKeys } from '../../shared/storage/keys';
+import type { TransactItem } from '../../shared/storage/transactions';
+import { amountSchema } from '../../shared/validation/bounded';
+import { calendarDate, emptyToNull, FREE_TEXT_MAX, listValue, TITLE_MAX, text } from '../../shared/validation/fields';
+import type { WriteContext } from '../../shared/write-context';
+import { customerEntity } from '../customers/customer.entity';
+import { getLead } from '../leads/lead.repository';
+
+/** Statuses a file can never be created in (spec §2 Mortgage file). */
+const REJECTED_CREATE_STATUSES = new Set(['draft', 'new']);
+export const FILE_NUMBER_START = 1000;
+
+/** Scalar fields a client writes on a file (resources.md §5). */
+const fileFields = z.object({
+  file_number: text(30).min(1, 'must not be empty'),
+  status: text(64).min(1, 'must not be empty'),
+  assigned_to: z.uuid({ error: 'must be a user id' }).nullable(),
+  customer_id: z.uuid({ error: 'must be a customer id' }).nullable(),
+  source_lead_id: z.uuid({ error: 'must be a lead id' }).nullable(),
+  mortgage_type: z.union([z.literal(''), listValue('mortgage-types')]).nullable(),
+  mortgage_purpose: z.union([z.literal(''), listValue('mortgage-purposes')]).nullable(),
+  property_value: amountSchema().nullable(),
+  requested_amount: amountSchema().nullable(),
+  equity_amount: amountSchema().nullable(),
+  property_city: text(TITLE_MAX).nullable(),
+  property_address: text(TITLE_MAX).nullable(),
+  bank_code: z.union([z.literal(''), listValue('banks')]).nullable(),
+  expected_signing_date: z.union([z.literal(''), calendarDate()]).nullable(),
+  notes: text(FREE_TEXT_MAX).nullable(),
+});
+type FileFields = z.infer<typeof fileFields>;
+export const FILE_FIELDS = Object.keys(fileFields.shape) as Array<keyof FileFields>;
+
+/** Nested records are taken by their own routes for now; on create they are refused, never dropped. */
+const NESTED_ON_CREATE = ['borrowers', 'incomes', 'bank_accounts', 'obligations'] as const;
+
+export const createMortgageFileSchema = fileFields
+  .partial()
+  .extend(Object.fromEntries(NESTED_ON_CREATE.map((name) => [name, z.array(z.unknown()).max(0, 'nested records on create are not supported yet; add them after the file is created').optional()])))
+  .meta({ id: 'CreateMortgageFileRequest' });
+export const updateMortgageFileSchema = fileFields.partial().meta({ id: 'UpdateMortgageFileRequest' });
+export const changeMortgageFileStatusSchema = z
+  .object({ status: text(64).min(1, 'must not be empty'), notes: text(FREE_TEXT_MAX).nullable().optional() })
+  .meta({ id: 'ChangeMortgageFileStatusRequest' });
+
+const dateTime = z.iso.datetime({ offset: true });
+/** A list item: the file's fields without its nested arrays. */
+export const mortgageFileListItemSchema = z
+  .object({
+    id: z.uuid(),
+    organization_id: z.uuid(),
+    file_number: z.string(),
+    status: z.string(),
+    status_changed_at: dateTime.nullable(),
+    status_comment: z.string().nullable(),
+    assigned_to: z.uuid().nullable(),
+    customer_id: z.uuid().nullable(),
+    source_lead_id: z.uuid().nullable(),
+    mortgage_type: z.string().nullable(),
+    mortgage_purpose: z.string().nullable(),
+    property_value: z.number().nullable(),
+    requested_amount: z.number().nullable(),
+    equity_amount: z.number().nullable(),
+    property_city: z.string().nullable(),
+    property_address: z.string().nullable(),
+    bank_code: z.string().nullable(),
+    expected_signing_date: z.string().nullable(),
+    notes: z.string().nullable(),
+    custom_fields: z.record(z.string(), z.unknown()).nullable(),
+    created_by: z.uuid().nullable(),
+    created_at: dateTime,
+    updated_at: dateTime,
+  })
+  .meta({ id: 'MortgageFileListItem' });
+
+const nestedList = z.array(z.record(z.string(), z.unknown()));
+export const mortgageFileSchema = mortgageFileListItemSchema
+  .extend({
+    borrowers: nestedList.nullable(),
+    incomes: nestedList.nullable(),
+    bank_accounts: nestedList.nullable(),
+    obligations: nestedList.nullable(),
+  })
+  .meta({ id: 'MortgageFile' });
+
+export const statusHistoryRowSchema = z
+  .object({
+    id: z.uuid(),
+    mortgage_file_id: z.uuid(),
+    from_status: z.string(),
+    to_status: z.string(),
+    notes: z.string().nullable(),
+    changed_by: z.uuid().nullable(),
+    changed_at: dateTime,
+  })
+  .meta({ id: 'MortgageFileStatusHistoryRow' });
+
+const invalid = (details: string, code?: string) => badRequest('Validation failed', { details, ...(code ? { code } : {}) });
+
+function checkedStatus(organization: Organization | undefined, status: string): void {
+  if (!organization || !findStatus(organization.file_statuses, status)) {
+    throw badRequest('Invalid status', { code: '23514', details: `Status "${status}" is not defined by the organization` });
+  }
+}
+
+/** References in the body must be the organization's (spec §7: 400 naming the field). */
+async function checkReferences(organizationId: string, values: Record<string, unknown>): Promise<void> {
+  const failures = await Promise.all([
+    typeof values.assigned_to === 'string' && findActiveUser(organizationId, values.assigned_to).then((user) => !user && 'assigned_to: not an active user of the organization'),
+    typeof values.customer_id === 'string' && getRecord(customerEntity, organizationId, values.customer_id).then((customer) => !customer && 'customer_id: not a customer of the organization'),
+    typeof values.source_lead_id === 'string' && getLead(organizationId, values.source_lead_id).then((lead) => !lead && 'source_lead_id: not a lead of the organization'),
+  ]);
+  const failure = failures.find((message) => typeof message === 'string') as string | undefined;
+  if (failure) throw invalid(failure);
+}
+
+export const STATUS_HISTORY_ROW = 'STATUS';
+
+/** The history row of a status change, in the file's own partition (deleted with it). */
+export function statusHistoryPut(context: WriteContext, fileId: string, fromStatus: string, toStatus: string, notes: string | null, at: string): TransactItem {
+  const rowId = newId();
+  return {
+    Put: {
+      TableName: getTableName(),
+      Item: {
+        ...entityKeys.row(MORTGAGE_FILE_TYPE, context.organizationId, fileId, STATUS_HISTORY_ROW, at, rowId),
+        entity: 'mortgage_file_status_history',
+        organization_id: context.organizationId,
+        id: rowId,
+        mortgage_file_id: fileId,
+        from_status: fromStatus,
+        to_status: toStatus,
+        notes,
+        changed_by: context.userId,
+        changed_at: at,
+      },
+    },
+  };
+}
+
+export const MORTGAGE_FILE_TYPE = 'MORTGAGE_FILE';
+/** Input key of a status change's notes (PATCH /status): not a field of the file. */
+export const STATUS_NOTES = Symbol('status notes');
+
+export const mortgageFileEntity = defineEntity({
+  type: MORTGAGE_FILE_TYPE,
+  label: 'Mortgage file',
+  path: '/mortgage-files',
+  names: { singular: 'mortgageFile', plural: 'mortgageFiles' },
+  schemas: {
+    create: createMortgageFileSchema,
+    update: updateMortgageFileSchema,
+    record: mortgageFileListItemSchema,
+    list: z.object({ data: z.array(mortgageFileListItemSchema), count: z.number().int() }).meta({ id: 'MortgageFileList' }),
+    filters: {
+      customer_id: z.uuid({ error: 'must be a customer id' }),
+      status: text(64),
+      assigned_to: z.uuid({ error: 'must be a user id' }),
+      source_lead_id: z.uuid({ error: 'must be a lead id' }),
+      mortgage_type: listValue('mortgage-types'),
+    },
+  },
+  searchFields: ['file_number', 'property_city', 'property_address'],
+  unique: [
+    {
+      field: 'file_number',
+      conflict: () => conflict('Duplicate file_number', { code: '23505', details: 'Another file of the organization has this file_number' }),
+    },
+  ],
+  async build(input, context) {
+    const values: Record<string, unknown> = {};
+    for (const field of FILE_FIELDS) values[field] = emptyToNull(input[field] ?? null);
+    if (typeof values.status === 'string' && REJECTED_CREATE_STATUSES.has(values.status)) {
+      throw invalid(`status: a file cannot be created in status "${values.status}"`);
+    }
+    // Everything is validated before anything is written: references first, then the number is taken.
+    await checkReferences(context.organizationId, values);
+    const organization = await takeNextFileNumber(context.organizationId);
+    const status = (values.status as string | null) ?? organization.file_statuses.find((item) => item.is_default && item.is_active)?.value ?? 'setup';
+    if (REJECTED_CREATE_STATUSES.has(status)) throw invalid(`status: a file cannot be created in status "${status}"`);
+    checkedStatus(organization, status);
+    return {
+      ...values,
+      status,
+      file_number: values.file_number ?? String(FILE_NUMBER_START + organization.file_sequence),
+      status_changed_at: null,
+      status_comment: null,
+      custom_fields: {},
+      created_by: context.userId,
+    };
+  },
+  async change(current: StoredRecord, input, context) {
+    const provided = Object.fromEntries(FILE_FIELDS.flatMap((field) => (input[field] === undefined ? [] : [[field, emptyToNull(input[field])]])));
+    if (provided.file_number === null) throw invalid('file_number: cannot be cleared');
+    if (provided.status === null) throw invalid('status: cannot be cleared');
+    const changed = Object.fromEntries(Object.entries(provided).filter(([field, value]) => current[field] !== value));
+    await checkReferences(context.organizationId, changed);
+    if (typeof changed.status === 'string') {
+      checkedStatus(await getOrganization(context.organizationId), changed.status);
+      const statusNotes = (input as { [STATUS_NOTES]?: string | null })[STATUS_NOTES] ?? null;
+      return { ...provided, status_changed_at: nowIso(), status_comment: statusNotes };
+    }
+    return provided;
+  },
+  changeItems(before, after, input, context) {
+    if (before.status === after.status) return [];
+    const notes = (input as { [STATUS_NOTES]?: string | null })[STATUS_NOTES] ?? null;
+    return [statusHistoryPut(context, after.id, before.status as string, after.status as string, notes, after.updated_at)];
+  },
+});
