@@ -6,6 +6,8 @@ import { revokedApiKey } from '../../shared/events/api-key-revocation';
 import { deriveEvents, EVENT_RULES } from '../../shared/events/derive-events';
 import { EVENT_CATALOG } from '../../shared/events/event-catalog';
 import { LEAD_SNAPSHOT_FIELDS } from '../../shared/events/lead-event-rules';
+import { MORTGAGE_FILE_ENTITY, MORTGAGE_FILE_SNAPSHOT_FIELDS } from '../../shared/events/mortgage-file-event-rules';
+import { mortgageFileEntity } from '../../functions/mortgage-files/mortgage-file.entity';
 import { streamChangeFromRecord, type Item, type StreamChange } from '../../shared/events/stream-change';
 import type { WebhookEndpoint } from '../../shared/webhooks/webhook-endpoint.repository';
 
@@ -13,6 +15,8 @@ const ORG = '0190a5a0-0000-7000-8000-000000000001';
 const LEAD = '0190a5a0-0000-7000-8000-0000000000aa';
 const USER_A = '0190a5a0-0000-7000-8000-00000000000a';
 const USER_B = '0190a5a0-0000-7000-8000-00000000000b';
+const FILE = '0190a5a0-0000-7000-8000-0000000000f1';
+const CUSTOMER = '0190a5a0-0000-7000-8000-0000000000c1';
 
 /** A lead item as the repository stores it: domain fields plus keys and internal attributes. */
 function leadItem(overrides: Item = {}): Item {
@@ -133,6 +137,17 @@ describe('spec §6 lead events from old and new images', () => {
     expect(types(again)).toEqual(['lead.status_changed']);
   });
 
+  test('spec §4, resources.md §5: lead.converted carries the linked file in its snapshot and changes', () => {
+    const events = deriveEvents(updated({ status: 'converted', status_is_converted: true, converted_to_mortgage_file_id: FILE }));
+    expect(types(events)).toEqual(['lead.status_changed', 'lead.converted']);
+    const converted = events[1].body.data;
+    expect((converted.lead as Item).converted_to_mortgage_file_id).toBe(FILE);
+    expect(converted.changes).toEqual({
+      status: { from: 'new', to: 'converted' },
+      converted_to_mortgage_file_id: { from: null, to: FILE },
+    });
+  });
+
   test('spec §6: lead.deleted from a remove, with the last snapshot and no changes; its time is the record time', () => {
     const events = deriveEvents(change('deleted', leadItem({ status: 'lost' }), undefined));
     expect(types(events)).toEqual(['lead.deleted']);
@@ -194,6 +209,204 @@ describe('spec §6 lead events from old and new images', () => {
     const catalogTypes = EVENT_CATALOG.map((entry) => entry.type) as string[];
     for (const entity of EVENT_RULES) for (const rule of entity.rules) expect(catalogTypes).toContain(rule.type);
     for (const entry of EVENT_CATALOG) expect(entry.description.length).toBeGreaterThan(5);
+  });
+});
+
+/** A mortgage file item as the shared repository stores it: domain fields plus keys and internal attributes. */
+function fileItem(overrides: Item = {}): Item {
+  return {
+    pk: `ORG#${ORG}#MORTGAGE_FILE#${FILE}`,
+    sk: 'MORTGAGE_FILE',
+    gsi1pk: `ORG#${ORG}#MORTGAGE_FILES`,
+    gsi1sk: `2025-01-01T10:00:00.000Z#${FILE}`,
+    gsi6pk: `ORG#${ORG}#MORTGAGE_FILES`,
+    gsi6sk: `2025-01-01T10:00:00.000Z#${FILE}`,
+    entity: 'mortgage_file',
+    id: FILE,
+    organization_id: ORG,
+    file_number: '1001',
+    status: 'setup',
+    status_changed_at: null,
+    status_comment: null,
+    assigned_to: null,
+    customer_id: CUSTOMER,
+    source_lead_id: LEAD,
+    mortgage_type: 'purchase',
+    mortgage_purpose: 'first_home',
+    property_value: 2_500_000,
+    requested_amount: 1_500_000,
+    equity_amount: 1_000_000,
+    property_city: 'Haifa',
+    property_address: 'Herzl 10',
+    bank_code: '12',
+    expected_signing_date: '2025-03-01',
+    notes: 'private remark',
+    custom_fields: { id_number: '123456789' },
+    created_by: USER_A,
+    created_at: '2025-01-01T10:00:00.000Z',
+    updated_at: '2025-01-01T10:00:00.000Z',
+    search_text: '1001\u0001haifa',
+    list_filters: { customer_id: CUSTOMER, status: 'setup', source_lead_id: LEAD },
+    version: 1,
+    ...overrides,
+  };
+}
+
+const fileUpdated = (changes: Item) =>
+  change('updated', fileItem(), fileItem({ ...changes, updated_at: '2025-01-01T11:00:00.000Z', version: 2 }));
+
+describe('spec §6, resources.md §10 mortgage file events from old and new images', () => {
+  test('the rules read the entity attribute the shared repository writes on a file item', () => {
+    expect(MORTGAGE_FILE_ENTITY).toBe(mortgageFileEntity.type.toLowerCase());
+    expect(EVENT_RULES.map((rules) => rules.entity)).toContain(MORTGAGE_FILE_ENTITY);
+  });
+
+  test('resources.md §5, §10: mortgage_file.created from an insert, with no changes and exactly the file snapshot fields', () => {
+    const [event, ...rest] = deriveEvents(change('created', undefined, fileItem()));
+    expect(rest).toEqual([]);
+    expect(event.type).toBe('mortgage_file.created');
+    expect(event.organizationId).toBe(ORG);
+    expect(event.occurredAt).toBe('2025-01-01T10:00:00.000Z');
+    expect(event.body).toEqual({
+      id: event.id,
+      type: 'mortgage_file.created',
+      created_at: '2025-01-01T10:00:00.000Z',
+      data: {
+        object: 'mortgage_file',
+        id: FILE,
+        changes: {},
+        mortgage_file: {
+          id: FILE,
+          file_number: '1001',
+          status: 'setup',
+          assigned_to: null,
+          customer_id: CUSTOMER,
+          source_lead_id: LEAD,
+          mortgage_type: 'purchase',
+          requested_amount: 1_500_000,
+          created_at: '2025-01-01T10:00:00.000Z',
+        },
+      },
+    });
+  });
+
+  test('resources.md §10: file snapshots never carry internal attributes, remarks, property details or custom-field values', () => {
+    const [event] = deriveEvents(change('created', undefined, fileItem()));
+    expect(Object.keys(event.body.data.mortgage_file as object).sort()).toEqual([...MORTGAGE_FILE_SNAPSHOT_FIELDS].sort());
+    const text = JSON.stringify(event.body);
+    for (const hidden of ['search_text', 'list_filters', 'gsi1pk', 'version', 'private remark', '123456789', 'Haifa', 'Herzl', '2500000', 'organization_id', 'created_by']) {
+      expect(text).not.toContain(hidden);
+    }
+  });
+
+  test('resources.md §10: absent snapshot fields are null, never missing', () => {
+    const sparse = fileItem();
+    for (const field of ['assigned_to', 'customer_id', 'source_lead_id', 'mortgage_type', 'requested_amount']) delete sparse[field];
+    const [event] = deriveEvents(change('created', undefined, sparse));
+    expect(event.body.data.mortgage_file).toMatchObject({ assigned_to: null, customer_id: null, source_lead_id: null, mortgage_type: null, requested_amount: null });
+    expect(Object.keys(event.body.data.mortgage_file as object).sort()).toEqual([...MORTGAGE_FILE_SNAPSHOT_FIELDS].sort());
+  });
+
+  test('spec §3, §6: mortgage_file.status_changed when the status changes, with {from, to} of snapshot fields only', () => {
+    const events = deriveEvents(
+      fileUpdated({ status: 'in_review', status_changed_at: '2025-01-01T11:00:00.000Z', status_comment: 'docs in', list_filters: { status: 'in_review' } }),
+    );
+    expect(types(events)).toEqual(['mortgage_file.status_changed']);
+    expect(events[0].body.data.changes).toEqual({ status: { from: 'setup', to: 'in_review' } });
+    expect(events[0].body.created_at).toBe('2025-01-01T11:00:00.000Z');
+    expect((events[0].body.data.mortgage_file as Item).status).toBe('in_review');
+    expect(JSON.stringify(events[0].body)).not.toContain('docs in');
+  });
+
+  test('resources.md §5: mortgage_file.assigned when assigned, reassigned and unassigned', () => {
+    const assigned = deriveEvents(change('updated', fileItem(), fileItem({ assigned_to: USER_A })));
+    const reassigned = deriveEvents(change('updated', fileItem({ assigned_to: USER_A }), fileItem({ assigned_to: USER_B })));
+    const unassigned = deriveEvents(change('updated', fileItem({ assigned_to: USER_B }), fileItem({ assigned_to: null })));
+    expect([types(assigned), types(reassigned), types(unassigned)]).toEqual([['mortgage_file.assigned'], ['mortgage_file.assigned'], ['mortgage_file.assigned']]);
+    expect(assigned[0].body.data.changes).toEqual({ assigned_to: { from: null, to: USER_A } });
+    expect(reassigned[0].body.data.changes).toEqual({ assigned_to: { from: USER_A, to: USER_B } });
+    expect(unassigned[0].body.data.changes).toEqual({ assigned_to: { from: USER_B, to: null } });
+    expect((unassigned[0].body.data.mortgage_file as Item).assigned_to).toBeNull();
+  });
+
+  test('spec §6: one file update with a new status and a new assignee gives both events, each with its own id and the same changes', () => {
+    const events = deriveEvents(fileUpdated({ status: 'approved', assigned_to: USER_A, requested_amount: 1_400_000, notes: 'x' }));
+    expect(types(events)).toEqual(['mortgage_file.status_changed', 'mortgage_file.assigned']);
+    expect(new Set(events.map((event) => event.id)).size).toBe(2);
+    for (const event of events) {
+      expect(event.body.data).toMatchObject({ object: 'mortgage_file', id: FILE });
+      expect(event.body.data.changes).toEqual({
+        status: { from: 'setup', to: 'approved' },
+        assigned_to: { from: null, to: USER_A },
+        requested_amount: { from: 1_500_000, to: 1_400_000 },
+      });
+    }
+  });
+
+  test('resources.md §1: a file update that changes neither status nor assignee gives no event (other fields, version only, internal attributes)', () => {
+    expect(deriveEvents(fileUpdated({ requested_amount: 900_000, mortgage_type: 'refinance', file_number: '2002', customer_id: null }))).toEqual([]);
+    expect(deriveEvents(fileUpdated({ notes: 'changed', property_city: 'Eilat', custom_fields: { a: 1 } }))).toEqual([]);
+    expect(deriveEvents(fileUpdated({}))).toEqual([]);
+    expect(deriveEvents(change('updated', fileItem(), fileItem({ search_text: 'x', list_filters: {}, version: 7 })))).toEqual([]);
+    expect(deriveEvents(change('updated', fileItem(), fileItem()))).toEqual([]);
+  });
+
+  test('resources.md §5: mortgage_file.deleted from a remove, with the last snapshot and no changes; its time is the record time', () => {
+    const events = deriveEvents(change('deleted', fileItem({ status: 'cancelled', assigned_to: USER_B }), undefined));
+    expect(types(events)).toEqual(['mortgage_file.deleted']);
+    expect(events[0].body.data).toMatchObject({ object: 'mortgage_file', id: FILE, changes: {} });
+    expect(events[0].body.data.mortgage_file).toMatchObject({ id: FILE, status: 'cancelled', assigned_to: USER_B });
+    expect(events[0].occurredAt).toBe('2025-01-01T12:00:00.000Z');
+    expect(events[0].occurredAtIsExact).toBe(false);
+  });
+
+  test('resources.md §5: rows in the file\'s partition and beside it (status history, children, counters, guards) give no events', () => {
+    const rows: Item[] = [
+      {
+        pk: `ORG#${ORG}#MORTGAGE_FILE#${FILE}`,
+        sk: `STATUS#2025-01-01T11:00:00.000Z#h1`,
+        entity: 'mortgage_file_status_history',
+        organization_id: ORG,
+        id: 'h1',
+        mortgage_file_id: FILE,
+        from_status: 'setup',
+        to_status: 'in_review',
+        status: 'in_review',
+        assigned_to: USER_A,
+      },
+      { pk: `ORG#${ORG}#MORTGAGE_FILE#${FILE}`, sk: 'NOTE#x', entity: 'mortgage_file_note', organization_id: ORG, id: 'n1', mortgage_file_id: FILE, status: 'open' },
+      { pk: `ORG#${ORG}#MORTGAGE_FILE#${FILE}`, sk: 'BORROWER#x', entity: 'borrower', organization_id: ORG, id: 'b1', mortgage_file_id: FILE },
+      { pk: `ORG#${ORG}#MORTGAGE_FILE#file_number#1001`, sk: 'UNIQUE', entity: 'unique_guard', organization_id: ORG, record_id: FILE },
+      { pk: `ORG#${ORG}`, sk: 'COUNTERS#MORTGAGE_FILE', total: 4 },
+    ];
+    for (const row of rows) {
+      expect(deriveEvents(change('created', undefined, row))).toEqual([]);
+      expect(deriveEvents(change('updated', row, { ...row, status: 'approved', assigned_to: USER_B }))).toEqual([]);
+      expect(deriveEvents(change('deleted', row, undefined))).toEqual([]);
+    }
+  });
+
+  test('a file item without an organization or id gives no events', () => {
+    const { organization_id: _organization, ...withoutOrganization } = fileItem();
+    const { id: _id, ...withoutId } = fileItem();
+    expect(deriveEvents(change('created', undefined, withoutOrganization))).toEqual([]);
+    expect(deriveEvents(change('deleted', withoutId, undefined))).toEqual([]);
+  });
+
+  test('stream record as Lambda delivers it: a file MODIFY in AttributeValue form gives its events', () => {
+    const parsed = streamChangeFromRecord({
+      eventID: 'file-record',
+      eventName: 'MODIFY',
+      dynamodb: {
+        ApproximateCreationDateTime: 1_735_732_800,
+        OldImage: marshall(fileItem(), { removeUndefinedValues: true }) as never,
+        NewImage: marshall(fileItem({ status: 'signed', assigned_to: USER_A }), { removeUndefinedValues: true }) as never,
+        SequenceNumber: '2',
+      },
+    })!;
+    const events = deriveEvents(parsed);
+    expect(types(events)).toEqual(['mortgage_file.status_changed', 'mortgage_file.assigned']);
+    expect((events[0].body.data.mortgage_file as Item).requested_amount).toBe(1_500_000);
   });
 });
 
