@@ -47,11 +47,14 @@ export async function getLead(organizationId: string, leadId: string): Promise<L
   return result.Item ? leadFromItem(result.Item) : undefined;
 }
 
-/** The lead and its organization (statuses, admins) in one BatchGetItem. */
+/**
+ * The lead and its organization (statuses, admins) in one BatchGetItem, with the lead's stored
+ * `status_is_converted` (whether its status counted as converted when it was written).
+ */
 export async function getLeadWithOrganization(
   organizationId: string,
   leadId: string,
-): Promise<{ lead?: Lead; organization?: Organization }> {
+): Promise<{ lead?: Lead; organization?: Organization; statusIsConverted: boolean }> {
   const leadKey = keys.lead(organizationId, leadId);
   const orgKey = keys.organization(organizationId);
   const found = await batchGetAll([leadKey, orgKey], { consistentRead: true });
@@ -60,6 +63,7 @@ export async function getLeadWithOrganization(
   return {
     lead: leadItem ? leadFromItem(leadItem) : undefined,
     organization: orgItem ? organizationFromItem(orgItem) : undefined,
+    statusIsConverted: leadItem?.status_is_converted === true,
   };
 }
 

@@ -7,6 +7,7 @@ import { keys } from '../../shared/storage/keys';
 import { TransactionConditionFailed, transactWrite, type TransactItem } from '../../shared/storage/transactions';
 import type { WriteContext } from '../../shared/write-context';
 import { counterUpdate, leadStatusChecked, sameValue } from './create-lead';
+import { newestFileIdOfLead } from './lead-conversion';
 import { assertSourceBelongsToOrganization } from './lead-source-reference';
 import { getLeadWithOrganization, leadToItem, statusCounter } from './lead.repository';
 import { LEAD_WRITABLE_FIELDS, type Lead, type UpdateLeadInput } from './lead.schema';
@@ -22,7 +23,9 @@ const ATTEMPTS = 3;
  * PUT/PATCH /leads/{id} and PATCH /leads/{id}/status (spec §3 Lead): only changed fields are
  * written; the same status writes nothing; a status change writes its history row, moves the
  * counters and sets `status_changed_at` (and `first_response_time` the first time) in one
- * transaction. The write is conditional on the version read, so a concurrent change is retried.
+ * transaction; a status that becomes the organization's converted status also sets
+ * `converted_to_mortgage_file_id` in it. The write is conditional on the version read, so a
+ * concurrent change is retried.
  */
 export async function updateLead(
   context: WriteContext,
@@ -35,7 +38,7 @@ export async function updateLead(
   await assertSourceBelongsToOrganization(context.organizationId, input.source);
 
   for (let attempt = 1; ; attempt++) {
-    const { lead, organization } = await getLeadWithOrganization(context.organizationId, leadId);
+    const { lead, organization, statusIsConverted: wasConverted } = await getLeadWithOrganization(context.organizationId, leadId);
     if (!lead || !organization) throw recordNotFound('Lead');
     const seenVersion = versionOf(lead) ?? 0;
     assertPrecondition(context.ifMatch, lead, seenVersion);
@@ -60,9 +63,18 @@ export async function updateLead(
       updated.status_changed_at = now;
       updated.first_response_time = lead.first_response_time ?? now;
     }
-    // A new status was checked above; an unchanged one may have been deactivated since, which
-    // must not block editing other fields.
-    const statusIsConverted = organization.lead_statuses.some((status) => status.value === updated.status && status.is_converted);
+    // A new status was checked above. An unchanged status keeps the flag it was written with: the
+    // organization may have changed which status converts since, and an edit of other fields is
+    // no conversion.
+    const statusIsConverted = statusChanged
+      ? organization.lead_statuses.some((status) => status.value === updated.status && status.is_converted)
+      : wasConverted;
+    // Spec §4, resources.md §5: becoming converted links the lead to the newest file made from it
+    // (unchanged when there is none), in the same write that emits lead.converted.
+    if (statusIsConverted && !wasConverted) {
+      const fileId = await newestFileIdOfLead(context.organizationId, lead.id);
+      if (fileId) updated.converted_to_mortgage_file_id = fileId;
+    }
 
     const tableName = getTableName();
     const unchangedSinceRead = versionCondition(seenVersion);

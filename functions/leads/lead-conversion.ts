@@ -1,0 +1,12 @@
+import { listRecords } from '../../shared/resources/entity.repository';
+import { mortgageFileEntity } from '../mortgage-files/mortgage-file.entity';
+
+/**
+ * Lead conversion (spec §4, resources.md §5 "Lead conversion"): the file a converted lead points
+ * to is the organization's newest mortgage file whose `source_lead_id` is the lead; undefined when
+ * there is none. Read only when a lead's status becomes the converted status.
+ */
+export async function newestFileIdOfLead(organizationId: string, leadId: string): Promise<string | undefined> {
+  const { data } = await listRecords(mortgageFileEntity, organizationId, { source_lead_id: leadId, limit: '1' });
+  return data[0]?.id;
+}
