@@ -9,4 +9,6 @@ export interface WriteContext {
   audit?: WriteAudit;
   /** The request's `If-Match`: the write happens only while the record is still that version. */
   ifMatch?: IfMatch;
+  /** The key's permissions, for rules that need a second permission (a borrower body changing a customer). */
+  permissions?: readonly string[];
 }

@@ -10,13 +10,19 @@ export const writeContextOf = ({ auth, audit, ifMatch }: OperationInput<unknown,
   userId: auth.userId,
   audit,
   ifMatch,
+  permissions: auth.permissions,
 });
+
+/** `limit` and `offset` of every paged list (spec §4). */
+export const pagingQuerySchema = () =>
+  z.object({
+    limit: z.string().optional().describe('Page size: default 50, at most 500 (invalid values fall back to the default)'),
+    offset: z.string().optional().describe('Records to skip: default 0, at most 1000000'),
+  });
 
 /** Paging, search and the entity's filters: typed, so OpenAPI and validation agree. */
 export function listQuerySchema(entity: EntityDefinition) {
-  return z.object({
-    limit: z.string().optional().describe('Page size: default 50, at most 500 (invalid values fall back to the default)'),
-    offset: z.string().optional().describe('Records to skip: default 0, at most 1000000'),
+  return pagingQuerySchema().extend({
     search: z.string().optional().describe(`Case-insensitive substring over ${entity.searchFields.join(', ')}`),
     ...Object.fromEntries(Object.entries(entity.schemas.filters).map(([name, schema]) => [name, schema.optional()])),
   });

@@ -7,38 +7,54 @@ import { newId, nowIso } from '../ids';
 import { getDocumentClient, getTableName } from '../storage/dynamo-client';
 import { entityKeys } from '../storage/keys';
 import { batchGetAll, batchWriteAll, itemKeyOf, queryAll, queryOffsetPage } from '../storage/paginated-requests';
-import { TransactionConditionFailed, transactWrite, type TransactItem } from '../storage/transactions';
+import type { TransactItem } from '../storage/transactions';
 import type { WriteContext } from '../write-context';
 import type { EntityDefinition, StoredRecord } from './entity';
+import { retryOnVersionConflict, VersionConflict, WriteBatch } from './write-batch';
 
 /**
  * The repository every declared resource shares. DynamoDB expressions live here, not in the
  * resources' rules.
  */
 const TOTAL = 'total';
-const ATTEMPTS = 3;
 
 const responseFields = (entity: EntityDefinition) => Object.keys(entity.schemas.record.shape);
 
-/** Only documented fields leave the repository; the version travels beside the record (ETag). */
+/** Stored attributes that are not part of the answer (search and filter inputs kept up to date by other writes). */
+const internals = new WeakMap<object, Record<string, unknown>>();
+
+export function internalsOf(record: StoredRecord): Record<string, unknown> {
+  return internals.get(record) ?? {};
+}
+
+/** The record with internal attributes beside it (they are stored, never answered). */
+export function withInternals<T extends StoredRecord>(record: T, values: Record<string, unknown>): T {
+  internals.set(record, values);
+  return record;
+}
+
+/** Only documented fields leave the repository; the version and internal attributes travel beside the record. */
 export function recordFromItem(entity: EntityDefinition, item: Record<string, unknown>): StoredRecord {
   const record: Record<string, unknown> = {};
   for (const field of responseFields(entity)) record[field] = item[field] ?? null;
-  return withVersion(record as StoredRecord, storedVersion(item));
+  const hidden = Object.fromEntries((entity.internalFields ?? []).map((field) => [field, item[field] ?? null]));
+  return withInternals(withVersion(record as StoredRecord, storedVersion(item)), hidden);
 }
 
-function itemFromRecord(entity: EntityDefinition, record: StoredRecord, version: number): Record<string, unknown> {
-  const filters: Record<string, string> = {};
+/** The stored item of a record: keys, indexes, search text and filter values from its fields and internals. */
+export function itemFromRecord(entity: EntityDefinition, record: StoredRecord, version: number): Record<string, unknown> {
+  const values = { ...internalsOf(record), ...record };
+  const filters: Record<string, string | string[]> = entity.filterValues?.(values) ?? {};
   for (const name of Object.keys(entity.schemas.filters)) {
-    const value = record[name];
-    if (typeof value === 'string') filters[name] = value;
+    const value = values[name];
+    if (!(name in filters) && typeof value === 'string') filters[name] = value;
   }
   return {
     ...entityKeys.record(entity.type, record.organization_id, record.id),
     ...entityKeys.indexes(entity.type, record.organization_id, record),
     entity: entity.type.toLowerCase(),
-    ...record,
-    search_text: buildSearchText(entity.searchFields.map((field) => (typeof record[field] === 'string' ? (record[field] as string) : null))),
+    ...values,
+    search_text: buildSearchText(entity.searchFields.map((field) => (typeof values[field] === 'string' ? (values[field] as string) : null))),
     list_filters: filters,
     version,
   };
@@ -103,7 +119,8 @@ export async function listRecords(entity: EntityDefinition, organizationId: stri
     values[':term'] = term;
   }
   filters.forEach(([name, value], index) => {
-    conditions.push(`list_filters.#f${index} = :f${index}`);
+    // A multi-valued filter (a file's customer and its borrowers' customers) is a list: membership.
+    conditions.push(entity.multiValueFilters?.includes(name) ? `contains(list_filters.#f${index}, :f${index})` : `list_filters.#f${index} = :f${index}`);
     names[`#f${index}`] = name;
     values[`:f${index}`] = value;
   });
@@ -150,52 +167,82 @@ function uniqueGuardDelete(entity: EntityDefinition, organizationId: string, fie
   return { Delete: { TableName: getTableName(), Key: entityKeys.unique(entity.type, field, organizationId, value) } };
 }
 
-/** Maps a cancelled transaction to the broken invariant: a unique field taken is the entity's 409. */
-function rethrowUniqueConflict(entity: EntityDefinition, error: unknown, guardIndexes: Map<number, string>): void {
-  if (!(error instanceof TransactionConditionFailed)) return;
-  for (const index of error.failedIndexes) {
-    const field = guardIndexes.get(index);
-    if (field) throw entity.unique!.find((unique) => unique.field === field)!.conflict();
-  }
-}
-
 export interface CreateOptions {
   /** Rows written in the same transaction (children, timeline rows, ...). */
   extraItems?: TransactItem[];
   id?: string;
+  /** Fields set after the entity's rules ran (values the rules could not check yet, such as a customer written later in the request). */
+  fields?: Record<string, unknown>;
 }
 
-/** The record, its counter, its unique guards and the write log entry: one transaction. */
-export async function createRecord(entity: EntityDefinition, context: WriteContext, input: Record<string, unknown>, options: CreateOptions = {}): Promise<StoredRecord> {
-  const fields = await entity.build(input, context);
+/**
+ * The writes of a create, added to a batch: the record (conditional on being new), its counter,
+ * its unique guards (a taken value is the entity's 409) and the entity's own rows.
+ */
+export async function planCreate(entity: EntityDefinition, context: WriteContext, input: Record<string, unknown>, batch: WriteBatch, options: CreateOptions = {}): Promise<StoredRecord> {
+  const fields = { ...(await entity.build(input, context)), ...options.fields };
   const now = nowIso();
   const record = withVersion(
     { ...fields, id: options.id ?? newId(), organization_id: context.organizationId, created_at: now, updated_at: now } as StoredRecord,
     1,
   );
-  const items: TransactItem[] = [
-    { Put: { TableName: getTableName(), Item: itemFromRecord(entity, record, 1), ConditionExpression: 'attribute_not_exists(pk)' } },
-    counterUpdate(entity, context.organizationId, 1),
-  ];
-  const guardIndexes = new Map<number, string>();
-  for (const { field } of entity.unique ?? []) {
-    const value = uniqueValue(record[field]);
-    if (!value) continue;
-    guardIndexes.set(items.length, field);
-    items.push(uniqueGuardPut(entity, context.organizationId, field, value, record.id));
+  batch.add({ Put: { TableName: getTableName(), Item: itemFromRecord(entity, record, 1), ConditionExpression: 'attribute_not_exists(pk)' } });
+  batch.add(counterUpdate(entity, context.organizationId, 1));
+  for (const unique of entity.unique ?? []) {
+    const value = uniqueValue(record[unique.field]);
+    if (value) batch.add(uniqueGuardPut(entity, context.organizationId, unique.field, value, record.id), unique.conflict);
   }
-  items.push(...(entity.createItems?.(record, context) ?? []), ...(options.extraItems ?? []));
-  if (context.audit) items.push(context.audit.entry(record.id, 201));
-  try {
-    await transactWrite(items);
-  } catch (error) {
-    rethrowUniqueConflict(entity, error, guardIndexes);
-    throw error;
-  }
+  batch.addAll([...(entity.createItems?.(record, context) ?? []), ...(options.extraItems ?? [])]);
+  return record;
+}
+
+/** The record, its counter, its unique guards and the write log entry: one transaction. */
+export async function createRecord(entity: EntityDefinition, context: WriteContext, input: Record<string, unknown>, options: CreateOptions = {}): Promise<StoredRecord> {
+  const batch = new WriteBatch();
+  const record = await planCreate(entity, context, input, batch, options);
+  if (context.audit) batch.add(context.audit.entry(record.id, 201));
+  await batch.commit();
   return record;
 }
 
 export const sameValue = (a: unknown, b: unknown) => isDeepStrictEqual(a ?? null, b ?? null);
+
+/** The condition that the stored record is still the version read: its failure is a retry, or 412 under If-Match. */
+export function versionedWrite(context: WriteContext, seenVersion: number) {
+  const condition = versionCondition(seenVersion);
+  return {
+    ConditionExpression: condition.expression,
+    ExpressionAttributeNames: condition.names,
+    ...(Object.keys(condition.values).length > 0 ? { ExpressionAttributeValues: condition.values } : {}),
+    onConditionFailed: () => (context.ifMatch ? preconditionFailed() : new VersionConflict()),
+  };
+}
+
+/**
+ * The writes of an update of `current` (read consistently), added to a batch: only changed fields,
+ * conditional on the version read. Returns the record as it will be, or `current` when nothing changed
+ * (nothing is added then).
+ */
+export async function planUpdate(entity: EntityDefinition, context: WriteContext, current: StoredRecord, input: Record<string, unknown>, batch: WriteBatch): Promise<StoredRecord> {
+  const seenVersion = versionOf(current) ?? 0;
+  assertPrecondition(context.ifMatch, current, seenVersion);
+  const proposed = await entity.change(current, input, context);
+  const changes = Object.fromEntries(Object.entries(proposed).filter(([field, value]) => !sameValue(current[field], value)));
+  if (Object.keys(changes).length === 0) return current;
+
+  const updated = withInternals(withVersion({ ...current, ...changes, updated_at: nowIso() } as StoredRecord, seenVersion + 1), internalsOf(current));
+  const { onConditionFailed, ...condition } = versionedWrite(context, seenVersion);
+  batch.add({ Put: { TableName: getTableName(), Item: itemFromRecord(entity, updated, seenVersion + 1), ...condition } }, onConditionFailed);
+  for (const unique of entity.unique ?? []) {
+    if (!(unique.field in changes)) continue;
+    const before = uniqueValue(current[unique.field]);
+    const after = uniqueValue(updated[unique.field]);
+    if (before) batch.add(uniqueGuardDelete(entity, context.organizationId, unique.field, before));
+    if (after) batch.add(uniqueGuardPut(entity, context.organizationId, unique.field, after, current.id), unique.conflict);
+  }
+  batch.addAll(entity.changeItems?.(current, updated, input, context) ?? []);
+  return updated;
+}
 
 /**
  * PUT/PATCH: only changed fields are written, nothing when nothing changed. The write is
@@ -204,50 +251,15 @@ export const sameValue = (a: unknown, b: unknown) => isDeepStrictEqual(a ?? null
  */
 export async function updateRecord(entity: EntityDefinition, context: WriteContext, id: string, input: Record<string, unknown>): Promise<StoredRecord> {
   if (Object.values(input).every((value) => value === undefined)) throw noUpdatableFields();
-  for (let attempt = 1; ; attempt++) {
+  return retryOnVersionConflict(async () => {
     const current = await requireRecord(entity, context.organizationId, id, true);
-    const seenVersion = versionOf(current) ?? 0;
-    assertPrecondition(context.ifMatch, current, seenVersion);
-    const proposed = await entity.change(current, input, context);
-    const changes = Object.fromEntries(Object.entries(proposed).filter(([field, value]) => !sameValue(current[field], value)));
-    if (Object.keys(changes).length === 0) return current;
-
-    const updated = withVersion({ ...current, ...changes, updated_at: nowIso() } as StoredRecord, seenVersion + 1);
-    const condition = versionCondition(seenVersion);
-    const items: TransactItem[] = [
-      {
-        Put: {
-          TableName: getTableName(),
-          Item: itemFromRecord(entity, updated, seenVersion + 1),
-          ConditionExpression: condition.expression,
-          ExpressionAttributeNames: condition.names,
-          ...(Object.keys(condition.values).length > 0 ? { ExpressionAttributeValues: condition.values } : {}),
-        },
-      },
-    ];
-    const guardIndexes = new Map<number, string>();
-    for (const { field } of entity.unique ?? []) {
-      if (!(field in changes)) continue;
-      const before = uniqueValue(current[field]);
-      const after = uniqueValue(updated[field]);
-      if (before) items.push(uniqueGuardDelete(entity, context.organizationId, field, before));
-      if (after) {
-        guardIndexes.set(items.length, field);
-        items.push(uniqueGuardPut(entity, context.organizationId, field, after, id));
-      }
-    }
-    items.push(...(entity.changeItems?.(current, updated, input, context) ?? []));
-    if (context.audit) items.push(context.audit.entry(id, 200));
-    try {
-      await transactWrite(items);
-      return updated;
-    } catch (error) {
-      rethrowUniqueConflict(entity, error, guardIndexes);
-      if (!(error instanceof TransactionConditionFailed) || !error.failedIndexes.includes(0)) throw error;
-      if (context.ifMatch) throw preconditionFailed();
-      if (attempt >= ATTEMPTS) throw error;
-    }
-  }
+    const batch = new WriteBatch();
+    const updated = await planUpdate(entity, context, current, input, batch);
+    if (updated === current) return current;
+    if (context.audit) batch.add(context.audit.entry(id, 200));
+    await batch.commit();
+    return updated;
+  });
 }
 
 /** The rows kept in the record's own partition (its history, timeline, children), removed after it. */
@@ -263,38 +275,24 @@ async function deleteItemCollection(entity: EntityDefinition, organizationId: st
 
 /** DELETE: the record, its counter, its unique guards, the entity's own items; conditional on the version read. */
 export async function deleteRecord(entity: EntityDefinition, context: WriteContext, id: string): Promise<StoredRecord> {
-  for (let attempt = 1; ; attempt++) {
+  const current = await retryOnVersionConflict(async () => {
     const current = await requireRecord(entity, context.organizationId, id, true);
     const seenVersion = versionOf(current) ?? 0;
     assertPrecondition(context.ifMatch, current, seenVersion);
     const extra = (await entity.beforeDelete?.(current, context)) ?? [];
-    const condition = versionCondition(seenVersion);
-    const items: TransactItem[] = [
-      {
-        Delete: {
-          TableName: getTableName(),
-          Key: entityKeys.record(entity.type, context.organizationId, id),
-          ConditionExpression: condition.expression,
-          ExpressionAttributeNames: condition.names,
-          ...(Object.keys(condition.values).length > 0 ? { ExpressionAttributeValues: condition.values } : {}),
-        },
-      },
-      counterUpdate(entity, context.organizationId, -1),
-      ...(entity.unique ?? []).flatMap(({ field }) => {
-        const value = uniqueValue(current[field]);
-        return value ? [uniqueGuardDelete(entity, context.organizationId, field, value)] : [];
-      }),
-      ...extra,
-    ];
-    if (context.audit) items.push(context.audit.entry(id, 200));
-    try {
-      await transactWrite(items);
-      await deleteItemCollection(entity, context.organizationId, id);
-      return current;
-    } catch (error) {
-      if (!(error instanceof TransactionConditionFailed) || !error.failedIndexes.includes(0)) throw error;
-      if (context.ifMatch) throw preconditionFailed();
-      if (attempt >= ATTEMPTS) throw error;
+    const { onConditionFailed, ...condition } = versionedWrite(context, seenVersion);
+    const batch = new WriteBatch()
+      .add({ Delete: { TableName: getTableName(), Key: entityKeys.record(entity.type, context.organizationId, id), ...condition } }, onConditionFailed)
+      .add(counterUpdate(entity, context.organizationId, -1));
+    for (const { field } of entity.unique ?? []) {
+      const value = uniqueValue(current[field]);
+      if (value) batch.add(uniqueGuardDelete(entity, context.organizationId, field, value));
     }
-  }
+    batch.addAll(extra);
+    if (context.audit) batch.add(context.audit.entry(id, 200));
+    await batch.commit();
+    return current;
+  });
+  await deleteItemCollection(entity, context.organizationId, id);
+  return current;
 }

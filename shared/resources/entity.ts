@@ -46,6 +46,12 @@ export interface EntityDefinition {
   };
   /** Fields the case-insensitive `search` matches (spec §4 Search). */
   searchFields: string[];
+  /** Stored attributes kept beside the record, never answered (search and filter inputs other writes maintain). */
+  internalFields?: string[];
+  /** Filter values of a record where they are not its own field of that name (a list: membership). */
+  filterValues?(values: Record<string, unknown>): Record<string, string | string[]>;
+  /** Filters whose stored value is a list: a record matches when the list contains the value. */
+  multiValueFilters?: string[];
   unique?: UniqueField[];
   /** Domain rules of a create: the record's own fields from the validated body (throws ApiError). */
   build(input: Record<string, unknown>, context: WriteContext): Promise<Record<string, unknown>> | Record<string, unknown>;

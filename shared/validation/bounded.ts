@@ -23,6 +23,15 @@ export const amountSchema = () =>
     .max(MAX_AMOUNT, `must be at most ${MAX_AMOUNT}`)
     .refine(hasAtMostTwoDecimals, 'must have at most 2 decimal places');
 
+/** A signed amount (a bank balance): finite, within [min, MAX_AMOUNT], at most 2 decimals. */
+export const signedAmountSchema = (min: number) =>
+  z
+    .number({ error: 'must be a number' })
+    .finite()
+    .min(min, `must be at least ${min}`)
+    .max(MAX_AMOUNT, `must be at most ${MAX_AMOUNT}`)
+    .refine(hasAtMostTwoDecimals, 'must have at most 2 decimal places');
+
 /** A whole number within [min, max]. */
 export const integerSchema = (min: number, max: number) =>
   z.number({ error: 'must be a number' }).int('must be an integer').min(min, `must be at least ${min}`).max(max, `must be at most ${max}`);

@@ -1,0 +1,381 @@
+import * as z from 'zod';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { noUpdatableFields, recordNotFound } from '../http/errors';
+import { parsePaging } from '../http/list-query';
+import { defineOperation, partialUpdateOperations, type Operation } from '../http/operation';
+import { assertPrecondition, storedVersion, versionOf, withVersion } from '../http/record-version';
+import { created, deleted, deleteResultSchema, list, ok } from '../http/response';
+import { newId, nowIso } from '../ids';
+import { getDocumentClient, getTableName } from '../storage/dynamo-client';
+import { entityKeys, type ItemKey } from '../storage/keys';
+import type { WriteContext } from '../write-context';
+import { pagingQuerySchema, writeContextOf, type CrudMethod } from './crud-operations';
+import type { EntityDefinition, StoredRecord } from './entity';
+import { internalsOf, itemFromRecord, recordFromItem, sameValue, versionedWrite, withInternals } from './entity.repository';
+import { retryOnVersionConflict, VersionConflict, WriteBatch } from './write-batch';
+
+/**
+ * A record that is part of a parent record (a file's borrowers, incomes, bank accounts,
+ * obligations): stored in the parent's partition under `<PARENT>#<TYPE>#<id>`, so one Query reads
+ * the parent with all its parts, and another organization's parent can never hold it (the key
+ * carries the organization and the parent). Every write of a part moves the parent's version in the
+ * same transaction: the parent's answer (which shows its parts) gets a new ETag, and concurrent
+ * writes of one parent's parts are serialised by that condition, so rules over siblings (at most
+ * ten borrowers, one customer once) hold in the database.
+ */
+export interface PartDefinition {
+  type: string;
+  label: string;
+  parent: EntityDefinition;
+  /** The attribute naming the parent (`mortgage_file_id`). */
+  parentIdField: string;
+  /** The collection's segment under the parent item (`borrowers` → `/mortgage-files/{id}/borrowers`). */
+  segment: string;
+  /** The item's path parameter (`borrowerId`). */
+  itemParam: string;
+  names: { singular: string; plural: string };
+  schemas: { create: z.ZodType; update: z.ZodType; record: z.ZodObject; list: z.ZodType };
+  /** Stored fields (the answer may add more in `present`). */
+  fields: string[];
+  /** The order of the collection: default newest first. */
+  order?(a: StoredRecord, b: StoredRecord): number;
+  build(input: Record<string, unknown>, context: WriteContext, family: Family, batch: WriteBatch): Promise<Record<string, unknown>> | Record<string, unknown>;
+  /** The changed fields of an update (an empty object: nothing to write). */
+  change(current: StoredRecord, input: Record<string, unknown>, context: WriteContext, family: Family, batch: WriteBatch): Promise<Record<string, unknown>> | Record<string, unknown>;
+  /** Checks and extra writes of a delete (siblings that go with it, a refusal). */
+  beforeDelete?(record: StoredRecord, context: WriteContext, family: Family, batch: WriteBatch): Promise<void> | void;
+  /** Attributes of the parent item recomputed from the parts after a write (search and filter inputs). */
+  parentAttributes?(family: Family): Record<string, unknown>;
+  /** The answer of records (for example with fields of another record joined in). */
+  present?(records: StoredRecord[], family: Family): Promise<StoredRecord[]>;
+}
+
+/** A parent read with its parts, consistently for writes. */
+export interface Family {
+  parent: StoredRecord;
+  parts: Map<string, StoredRecord[]>;
+  /**
+   * A parent written by this same request (a file created with its borrowers): its parts are written
+   * one after another and one may fail, so each moves the version by one without a condition on it.
+   */
+  fresh?: boolean;
+}
+
+const partsByParent = new Map<string, PartDefinition[]>();
+
+export function definePart(definition: PartDefinition): PartDefinition {
+  const registered = partsByParent.get(definition.parent.type) ?? [];
+  partsByParent.set(definition.parent.type, [...registered.filter((part) => part.type !== definition.type), definition]);
+  return definition;
+}
+
+export const partsOf = (parent: EntityDefinition): PartDefinition[] => partsByParent.get(parent.type) ?? [];
+
+const partKey = (part: PartDefinition, organizationId: string, parentId: string, id: string): ItemKey => ({
+  pk: entityKeys.record(part.parent.type, organizationId, parentId).pk,
+  sk: `${part.parent.type}#${part.type}#${id}`,
+});
+
+function partFromItem(part: PartDefinition, item: Record<string, unknown>): StoredRecord {
+  const record: Record<string, unknown> = {};
+  for (const field of ['id', 'organization_id', part.parentIdField, ...part.fields, 'created_at', 'updated_at']) record[field] = item[field] ?? null;
+  return withVersion(record as StoredRecord, storedVersion(item));
+}
+
+function itemFromPart(part: PartDefinition, record: StoredRecord, version: number): Record<string, unknown> {
+  return { ...partKey(part, record.organization_id, record[part.parentIdField] as string, record.id), entity: part.type.toLowerCase(), ...record, version };
+}
+
+export const siblingsOf = (family: Family, part: PartDefinition): StoredRecord[] => family.parts.get(part.type) ?? [];
+
+const newestFirst = (a: StoredRecord, b: StoredRecord) => (a.created_at === b.created_at ? (a.id < b.id ? 1 : -1) : a.created_at < b.created_at ? 1 : -1);
+export const ordered = (part: PartDefinition, records: StoredRecord[]) => [...records].sort(part.order ?? newestFirst);
+
+/** The parent and every part of it: one Query of the parent's partition (the parent's own rows only). */
+export async function readFamily(parent: EntityDefinition, organizationId: string, parentId: string, consistent = false): Promise<Family | undefined> {
+  const pk = entityKeys.record(parent.type, organizationId, parentId).pk;
+  const items: Record<string, unknown>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await getDocumentClient().send(
+      new QueryCommand({
+        TableName: getTableName(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :parent)',
+        ExpressionAttributeValues: { ':pk': pk, ':parent': parent.type },
+        ConsistentRead: consistent,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    items.push(...(page.Items ?? []));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  const parentItem = items.find((item) => item.sk === parent.type);
+  if (!parentItem) return undefined;
+  const parts = new Map<string, StoredRecord[]>();
+  for (const part of partsOf(parent)) {
+    const prefix = `${parent.type}#${part.type}#`;
+    parts.set(part.type, items.filter((item) => (item.sk as string).startsWith(prefix)).map((item) => partFromItem(part, item)));
+  }
+  return { parent: recordFromItem(parent, parentItem), parts };
+}
+
+export async function requireFamily(parent: EntityDefinition, organizationId: string, parentId: string, consistent = false): Promise<Family> {
+  const family = await readFamily(parent, organizationId, parentId, consistent);
+  if (!family) throw recordNotFound(parent.label);
+  return family;
+}
+
+/** The parts as answered, in their order. */
+export async function presentParts(part: PartDefinition, records: StoredRecord[], family: Family): Promise<StoredRecord[]> {
+  const sorted = ordered(part, records);
+  if (!part.present) return sorted;
+  const presented = await part.present(sorted, family);
+  return presented.map((record, index) => withVersion(record, versionOf(sorted[index]) ?? 0));
+}
+
+/**
+ * The parent's move to its next version with recomputed attributes, conditional on the version the
+ * family was read at: a concurrent write of the parent or of a sibling makes the caller read again.
+ */
+export function planParentVersionMove(parent: EntityDefinition, family: Family, batch: WriteBatch, attributes: Record<string, unknown> = {}): void {
+  const seenVersion = versionOf(family.parent) ?? 0;
+  const names: Record<string, string> = { '#version': 'version' };
+  const values: Record<string, unknown> = family.fresh ? { ':one': 1 } : { ':next': seenVersion + 1, ...(seenVersion === 0 ? {} : { ':seen': seenVersion }) };
+  const sets = [family.fresh ? '#version = #version + :one' : '#version = :next'];
+  Object.entries(attributes).forEach(([name, value], index) => {
+    names[`#a${index}`] = name;
+    values[`:a${index}`] = value;
+    sets.push(`#a${index} = :a${index}`);
+  });
+  batch.add(
+    {
+      Update: {
+        TableName: getTableName(),
+        Key: entityKeys.record(parent.type, family.parent.organization_id, family.parent.id),
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: family.fresh ? 'attribute_exists(pk)' : seenVersion === 0 ? 'attribute_exists(pk) AND attribute_not_exists(#version)' : '#version = :seen',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      },
+    },
+    () => new VersionConflict(),
+  );
+  // The family now stands at the next version (a create of several parts writes one after another).
+  withVersion(family.parent, seenVersion + 1);
+}
+
+/** The parent's version move, with the attributes its parts keep on it and the search text and filters derived from them. */
+function parentVersionUpdate(part: PartDefinition, family: Family, batch: WriteBatch): void {
+  const attributes = part.parentAttributes?.(family);
+  if (!attributes) return planParentVersionMove(part.parent, family, batch);
+  withInternals(family.parent, { ...internalsOf(family.parent), ...attributes });
+  const item = itemFromRecord(part.parent, family.parent, versionOf(family.parent) ?? 0);
+  planParentVersionMove(part.parent, family, batch, { ...attributes, search_text: item.search_text, list_filters: item.list_filters });
+}
+
+function withPartsReplaced(family: Family, part: PartDefinition, records: StoredRecord[]): Family {
+  const parts = new Map(family.parts);
+  parts.set(part.type, records);
+  return { parent: family.parent, parts, fresh: family.fresh };
+}
+
+/**
+ * The writes of a new part, added to the batch: the part (conditional on being new), whatever its
+ * rules add, and the parent's version move. `family` is updated to include it.
+ */
+export async function planPartCreate(part: PartDefinition, context: WriteContext, family: Family, input: Record<string, unknown>, batch: WriteBatch, moveParent = true): Promise<StoredRecord> {
+  const fields = await part.build(input, context, family, batch);
+  const now = nowIso();
+  const record = withVersion(
+    { ...fields, id: newId(), organization_id: context.organizationId, [part.parentIdField]: family.parent.id, created_at: now, updated_at: now } as StoredRecord,
+    1,
+  );
+  batch.add({ Put: { TableName: getTableName(), Item: itemFromPart(part, record, 1), ConditionExpression: 'attribute_not_exists(pk)' } });
+  const after = withPartsReplaced(family, part, [...siblingsOf(family, part), record]);
+  if (moveParent) parentVersionUpdate(part, after, batch);
+  family.parts = after.parts;
+  return record;
+}
+
+async function createPart(part: PartDefinition, context: WriteContext, parentId: string, input: Record<string, unknown>): Promise<StoredRecord> {
+  return retryOnVersionConflict(async () => {
+    const family = await requireFamily(part.parent, context.organizationId, parentId, true);
+    const batch = new WriteBatch();
+    const record = await planPartCreate(part, context, family, input, batch);
+    if (context.audit) batch.add(context.audit.entry(record.id, 201));
+    await batch.commit();
+    return (await presentParts(part, [record], family))[0];
+  });
+}
+
+export function requirePart(part: PartDefinition, family: Family, id: string): StoredRecord {
+  const record = siblingsOf(family, part).find((candidate) => candidate.id === id);
+  if (!record) throw recordNotFound(part.label);
+  return record;
+}
+
+/**
+ * The writes of a part's update, added to the batch: only changed fields, conditional on the part's
+ * version (If-Match applies to it). Returns `current` when nothing changed. `family` is updated.
+ */
+export async function planPartUpdate(part: PartDefinition, context: WriteContext, family: Family, current: StoredRecord, input: Record<string, unknown>, batch: WriteBatch, moveParent = true): Promise<StoredRecord> {
+  const seenVersion = versionOf(current) ?? 0;
+  assertPrecondition(context.ifMatch, current, seenVersion);
+  const before = batch.items.length;
+  const proposed = await part.change(current, input, context, family, batch);
+  const changes = Object.fromEntries(Object.entries(proposed).filter(([field, value]) => !sameValue(current[field], value)));
+  if (Object.keys(changes).length === 0 && batch.items.length === before) return current;
+  const updated = withVersion({ ...current, ...changes, updated_at: nowIso() } as StoredRecord, seenVersion + 1);
+  const { onConditionFailed, ...condition } = versionedWrite(context, seenVersion);
+  batch.add({ Put: { TableName: getTableName(), Item: itemFromPart(part, updated, seenVersion + 1), ...condition } }, onConditionFailed);
+  const after = withPartsReplaced(family, part, siblingsOf(family, part).map((record) => (record.id === current.id ? updated : record)));
+  if (moveParent) parentVersionUpdate(part, after, batch);
+  family.parts = after.parts;
+  return updated;
+}
+
+async function updatePart(part: PartDefinition, context: WriteContext, parentId: string, id: string, input: Record<string, unknown>): Promise<StoredRecord> {
+  if (Object.values(input).every((value) => value === undefined)) throw noUpdatableFields();
+  return retryOnVersionConflict(async () => {
+    const family = await requireFamily(part.parent, context.organizationId, parentId, true);
+    const current = requirePart(part, family, id);
+    const batch = new WriteBatch();
+    const updated = await planPartUpdate(part, context, family, current, input, batch);
+    if (updated !== current) {
+      if (context.audit) batch.add(context.audit.entry(id, 200));
+      await batch.commit();
+    }
+    return (await presentParts(part, [updated], family))[0];
+  });
+}
+
+/** The delete of a part (and whatever its rules remove with it), added to the batch. */
+export function planPartDelete(part: PartDefinition, context: WriteContext, family: Family, record: StoredRecord, batch: WriteBatch, conditional = true): void {
+  if (conditional) {
+    const { onConditionFailed, ...condition } = versionedWrite(context, versionOf(record) ?? 0);
+    batch.add({ Delete: { TableName: getTableName(), Key: partKey(part, context.organizationId, family.parent.id, record.id), ...condition } }, onConditionFailed);
+  } else {
+    batch.add({ Delete: { TableName: getTableName(), Key: partKey(part, context.organizationId, family.parent.id, record.id) } });
+  }
+}
+
+async function deletePart(part: PartDefinition, context: WriteContext, parentId: string, id: string): Promise<void> {
+  await retryOnVersionConflict(async () => {
+    const family = await requireFamily(part.parent, context.organizationId, parentId, true);
+    const current = requirePart(part, family, id);
+    assertPrecondition(context.ifMatch, current, versionOf(current) ?? 0);
+    const batch = new WriteBatch();
+    await part.beforeDelete?.(current, context, family, batch);
+    planPartDelete(part, context, family, current, batch);
+    parentVersionUpdate(part, withPartsReplaced(family, part, siblingsOf(family, part).filter((record) => record.id !== id)), batch);
+    if (context.audit) batch.add(context.audit.entry(id, 200));
+    await batch.commit();
+  });
+}
+
+/** One part by id, read with its family (one Query): a missing parent is the parent's 404, a missing part the part's. */
+async function getPart(part: PartDefinition, organizationId: string, parentId: string, id: string): Promise<StoredRecord> {
+  const family = await requireFamily(part.parent, organizationId, parentId);
+  return (await presentParts(part, [requirePart(part, family, id)], family))[0];
+}
+
+const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+
+
+/**
+ * `GET/POST <parent>/{id}/<segment>`, `GET/PUT/PATCH/DELETE <parent>/{id}/<segment>/{<itemParam>}`.
+ * A parent of another organization, missing or deleted, is the parent's 404; a part of another
+ * parent is the part's 404.
+ */
+export function partOperations(part: PartDefinition, methods: CrudMethod[] = ['list', 'create', 'get', 'update', 'delete']): Operation[] {
+  const { singular, plural } = part.names;
+  const collection = `${part.parent.path}/{id}/${part.segment}`;
+  const item = `${collection}/{${part.itemParam}}`;
+  const label = part.label.toLowerCase();
+  const operations: Operation[] = [];
+  if (methods.includes('list')) {
+    operations.push(
+      defineOperation({
+        method: 'GET',
+        path: collection,
+        operationId: `list${capitalized(plural)}`,
+        summary: `List the ${label} records of a ${part.parent.label.toLowerCase()}`,
+        query: pagingQuerySchema(),
+        response: { status: 200, description: `A page of ${label} records and their count`, schema: part.schemas.list },
+        handle: async ({ auth, params, query }) => {
+          const family = await requireFamily(part.parent, auth.organizationId, params.id);
+          const records = siblingsOf(family, part);
+          const { limit, offset } = parsePaging(query as Record<string, string | undefined>);
+          const page = ordered(part, records).slice(offset, offset + limit);
+          return list(part.present ? await part.present(page, family) : page, records.length);
+        },
+      }),
+    );
+  }
+  if (methods.includes('create')) {
+    operations.push(
+      defineOperation({
+        method: 'POST',
+        path: collection,
+        operationId: `create${capitalized(singular)}`,
+        summary: `Add a ${label} to a ${part.parent.label.toLowerCase()}`,
+        body: part.schemas.create,
+        versioned: true,
+        response: { status: 201, description: `The created ${label}`, schema: part.schemas.record },
+        errors: [400, 404, 409],
+        handle: async (input) => {
+          return created(await createPart(part, writeContextOf(input), input.params.id, input.body as Record<string, unknown>));
+        },
+      }),
+    );
+  }
+  if (methods.includes('get')) {
+    operations.push(
+      defineOperation({
+        method: 'GET',
+        path: item,
+        operationId: `get${capitalized(singular)}`,
+        summary: `Get a ${label}`,
+        versioned: true,
+        response: { status: 200, description: `The ${label}`, schema: part.schemas.record },
+        handle: async ({ auth, params }) => ok(await getPart(part, auth.organizationId, params.id, params[part.itemParam])),
+      }),
+    );
+  }
+  if (methods.includes('update')) {
+    operations.push(
+      ...partialUpdateOperations(
+        { put: `replace${capitalized(singular)}`, patch: `update${capitalized(singular)}` },
+        {
+          path: item,
+          summary: `Update a ${label} (PUT and PATCH are the same partial update)`,
+          body: part.schemas.update,
+          versioned: true,
+          response: { status: 200, description: `The updated ${label}`, schema: part.schemas.record },
+          errors: [400, 404, 409],
+          handle: async (input) => {
+            return ok(await updatePart(part, writeContextOf(input), input.params.id, input.params[part.itemParam], input.body as Record<string, unknown>));
+          },
+        },
+      ),
+    );
+  }
+  if (methods.includes('delete')) {
+    operations.push(
+      defineOperation({
+        method: 'DELETE',
+        path: item,
+        operationId: `delete${capitalized(singular)}`,
+        summary: `Delete a ${label}`,
+        versioned: true,
+        response: { status: 200, description: 'Deleted', schema: deleteResultSchema },
+        errors: [400, 404, 409],
+        handle: async (input) => {
+          await deletePart(part, writeContextOf(input), input.params.id, input.params[part.itemParam]);
+          return deleted(`${part.label} deleted`);
+        },
+      }),
+    );
+  }
+  return operations;
+}

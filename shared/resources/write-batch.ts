@@ -1,0 +1,54 @@
+import { TransactionConditionFailed, transactWrite, type TransactItem } from '../storage/transactions';
+
+/** A record changed between its read and the write (its version condition failed): read again and retry. */
+export class VersionConflict extends Error {
+  constructor() {
+    super('The record changed since it was read');
+  }
+}
+
+/**
+ * The items of one DynamoDB transaction, each with the error its failed condition means (a unique
+ * value taken → 409, a version moved → retry or 412, a parent gone → 404). Plans of several records
+ * (a borrower and its new customer) join one batch and commit together, or not at all.
+ */
+export class WriteBatch {
+  readonly items: TransactItem[] = [];
+  private readonly meanings = new Map<number, () => Error>();
+
+  add(item: TransactItem, onConditionFailed?: () => Error): this {
+    if (onConditionFailed) this.meanings.set(this.items.length, onConditionFailed);
+    this.items.push(item);
+    return this;
+  }
+
+  addAll(items: TransactItem[]): this {
+    for (const item of items) this.add(item);
+    return this;
+  }
+
+  async commit(): Promise<void> {
+    if (this.items.length === 0) return;
+    try {
+      await transactWrite(this.items);
+    } catch (error) {
+      if (!(error instanceof TransactionConditionFailed)) throw error;
+      for (const index of error.failedIndexes) {
+        const meaning = this.meanings.get(index);
+        if (meaning) throw meaning();
+      }
+      throw error;
+    }
+  }
+}
+
+/** Runs a read-decide-write step again when its record moved under it (at most `attempts` times). */
+export async function retryOnVersionConflict<T>(step: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await step();
+    } catch (error) {
+      if (!(error instanceof VersionConflict) || attempt >= attempts) throw error;
+    }
+  }
+}
