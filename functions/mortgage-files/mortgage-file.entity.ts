@@ -39,13 +39,8 @@ const fileFields = z.object({
 type FileFields = z.infer<typeof fileFields>;
 export const FILE_FIELDS = Object.keys(fileFields.shape) as Array<keyof FileFields>;
 
-/** Nested records are taken by their own routes for now; on create they are refused, never dropped. */
-const NESTED_ON_CREATE = ['borrowers', 'incomes', 'bank_accounts', 'obligations'] as const;
-
-export const createMortgageFileSchema = fileFields
-  .partial()
-  .extend(Object.fromEntries(NESTED_ON_CREATE.map((name) => [name, z.array(z.unknown()).max(0, 'nested records on create are not supported yet; add them after the file is created').optional()])))
-  .meta({ id: 'CreateMortgageFileRequest' });
+/** The file's own fields on create; the nested arrays are added by the create operation (routes.ts). */
+export const createMortgageFileFields = fileFields.partial();
 export const updateMortgageFileSchema = fileFields.partial().meta({ id: 'UpdateMortgageFileRequest' });
 export const changeMortgageFileStatusSchema = z
   .object({ status: text(64).min(1, 'must not be empty'), notes: text(FREE_TEXT_MAX).nullable().optional() })
@@ -156,7 +151,7 @@ export const mortgageFileEntity = defineEntity({
   path: '/mortgage-files',
   names: { singular: 'mortgageFile', plural: 'mortgageFiles' },
   schemas: {
-    create: createMortgageFileSchema,
+    create: createMortgageFileFields,
     update: updateMortgageFileSchema,
     record: mortgageFileListItemSchema,
     list: z.object({ data: z.array(mortgageFileListItemSchema), count: z.number().int() }).meta({ id: 'MortgageFileList' }),
@@ -168,7 +163,13 @@ export const mortgageFileEntity = defineEntity({
       mortgage_type: listValue('mortgage-types'),
     },
   },
-  searchFields: ['file_number', 'property_city', 'property_address'],
+  // `borrower_names` and `borrower_customer_ids` are kept on the file by every borrower write.
+  searchFields: ['file_number', 'property_city', 'property_address', 'borrower_names'],
+  internalFields: ['borrower_names', 'borrower_customer_ids'],
+  multiValueFilters: ['customer_id'],
+  filterValues: (values) => ({
+    customer_id: [...new Set([values.customer_id, ...((values.borrower_customer_ids as string[] | null) ?? [])].filter((id): id is string => typeof id === 'string'))],
+  }),
   unique: [
     {
       field: 'file_number',

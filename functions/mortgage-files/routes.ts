@@ -10,29 +10,19 @@ import { listQuerySchema, writeContextOf } from '../../shared/resources/crud-ope
 import { getTableName } from '../../shared/storage/dynamo-client';
 import { entityKeys } from '../../shared/storage/keys';
 import { queryAll } from '../../shared/storage/paginated-requests';
+import { createFileWithRecords, createMortgageFileSchema, readFile, updateFileWithRecords, updateMortgageFileWithRecordsSchema } from './file-with-records';
+import { borrowerPart } from './borrower.part';
+import { bankAccountPart, incomePart, obligationPart } from './file-records.part';
+import { partOperations } from '../../shared/resources/child-entity';
 import {
   changeMortgageFileStatusSchema,
-  createMortgageFileSchema,
   MORTGAGE_FILE_TYPE,
   mortgageFileEntity,
   mortgageFileSchema,
   STATUS_HISTORY_ROW,
   STATUS_NOTES,
   statusHistoryRowSchema,
-  updateMortgageFileSchema,
 } from './mortgage-file.entity';
-
-const NESTED = ['borrowers', 'incomes', 'bank_accounts', 'obligations'] as const;
-
-/**
- * The file with its nested arrays: the file's records on GET and create (spec §2); on PUT/PATCH
- * `null` when not sent. Borrowers, incomes, bank accounts and obligations have no routes yet, so a
- * file's lists are empty.
- */
-function withNested(record: StoredRecord, mode: 'read' | 'update'): StoredRecord {
-  const nested = Object.fromEntries(NESTED.map((name) => [name, mode === 'read' ? [] : null]));
-  return withVersion({ ...record, ...nested }, versionOf(record) ?? 0);
-}
 
 const historyListSchema = z.object({ data: z.array(statusHistoryRowSchema), count: z.number().int() }).meta({ id: 'MortgageFileStatusHistory' });
 const HISTORY_FIELDS = Object.keys(statusHistoryRowSchema.shape);
@@ -60,7 +50,7 @@ export const mortgageFileOperations: Operation[] = [
     versioned: true,
     response: { status: 201, description: 'The created file', schema: mortgageFileSchema },
     errors: [400, 409],
-    handle: async (input) => created(withNested(await createRecord(mortgageFileEntity, writeContextOf(input), input.body as Record<string, unknown>), 'read')),
+    handle: async (input) => created(await createFileWithRecords(writeContextOf(input), input.body as Record<string, unknown>)),
   }),
   defineOperation({
     method: 'GET',
@@ -77,19 +67,18 @@ export const mortgageFileOperations: Operation[] = [
     summary: 'Get a mortgage file with its nested records',
     versioned: true,
     response: { status: 200, description: 'The file', schema: mortgageFileSchema },
-    handle: async ({ auth, params }) => ok(withNested(await requireRecord(mortgageFileEntity, auth.organizationId, params.id), 'read')),
+    handle: async ({ auth, params }) => ok(await readFile(auth.organizationId, params.id)),
   }),
   ...partialUpdateOperations(
     { put: 'replaceMortgageFile', patch: 'updateMortgageFile' },
     {
       path: '/mortgage-files/{id}',
       summary: 'Update a mortgage file (PUT and PATCH are the same partial update; only changed fields are written)',
-      body: updateMortgageFileSchema,
+      body: updateMortgageFileWithRecordsSchema,
       versioned: true,
       response: { status: 200, description: 'The updated file; nested arrays are null when not sent', schema: mortgageFileSchema },
       errors: [400, 404, 409],
-      handle: async (input) =>
-        ok(withNested(await updateRecord(mortgageFileEntity, writeContextOf(input), input.params.id, input.body as Record<string, unknown>), 'update')),
+      handle: async (input) => ok(await updateFileWithRecords(writeContextOf(input), input.params.id, input.body as Record<string, unknown>)),
     },
   ),
   defineOperation({
@@ -116,7 +105,8 @@ export const mortgageFileOperations: Operation[] = [
     handle: async (input) => {
       const body = input.body as z.infer<typeof changeMortgageFileStatusSchema>;
       const change = { status: body.status, [STATUS_NOTES]: body.notes === '' ? null : (body.notes ?? null) };
-      return ok(withNested(await updateRecord(mortgageFileEntity, writeContextOf(input), input.params.id, change), 'update'));
+      const file = await updateRecord(mortgageFileEntity, writeContextOf(input), input.params.id, change);
+      return ok(withVersion({ ...file, borrowers: null, incomes: null, bank_accounts: null, obligations: null }, versionOf(file) ?? 0));
     },
   }),
   defineOperation({
@@ -137,4 +127,8 @@ export const mortgageFileOperations: Operation[] = [
       return list(data, data.length);
     },
   }),
+  ...partOperations(borrowerPart),
+  ...partOperations(incomePart),
+  ...partOperations(bankAccountPart),
+  ...partOperations(obligationPart),
 ];

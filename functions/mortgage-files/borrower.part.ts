@@ -1,0 +1,243 @@
+import * as z from 'zod';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { isAllowed } from '../../shared/auth/permissions';
+import { badRequest, conflict, forbidden } from '../../shared/http/errors';
+import { definePart, siblingsOf, type Family } from '../../shared/resources/child-entity';
+import type { StoredRecord } from '../../shared/resources/entity';
+import { getRecord, getRecords, planCreate, planUpdate } from '../../shared/resources/entity.repository';
+import { WriteBatch } from '../../shared/resources/write-batch';
+import { getDocumentClient, getTableName } from '../../shared/storage/dynamo-client';
+import { entityKeys } from '../../shared/storage/keys';
+import { buildSearchText } from '../../shared/http/list-query';
+import { integerSchema } from '../../shared/validation/bounded';
+import { emptyToNull, listValue } from '../../shared/validation/fields';
+import type { WriteContext } from '../../shared/write-context';
+import { createCustomerSchema, customerEntity, customerSchema } from '../customers/customer.entity';
+import { normalizeIdNumber, type IdType } from '../customers/id-number';
+import { mortgageFileEntity } from './mortgage-file.entity';
+
+export const MAX_BORROWERS = 10;
+/** Input key of a customer resolved (and its writes planned) before the borrower is planned: a file created with its borrowers. */
+export const RESOLVED_CUSTOMER = Symbol('resolved customer');
+/** Customers already read or planned in this request, so answering needs no read of them. */
+const knownCustomers = new WeakMap<Family, Map<string, StoredRecord>>();
+export function rememberCustomers(family: Family, customers: StoredRecord[]): void {
+  knownCustomers.set(family, new Map(customers.map((customer) => [customer.id, customer])));
+}
+
+/** Customer fields a borrower body may carry inline (resources.md §6). */
+export const INLINE_CUSTOMER_FIELDS = [
+  'id_type',
+  'id_number',
+  'first_name',
+  'last_name',
+  'entity_name',
+  'nickname',
+  'phone',
+  'email',
+  'birth_date',
+  'marital_status',
+  'education',
+  'residence_type',
+  'employment_type',
+] as const;
+
+const inlineShape = Object.fromEntries(INLINE_CUSTOMER_FIELDS.map((field) => [field, createCustomerSchema.shape[field]]));
+const borrowerOwnFields = {
+  relationship: z.union([z.literal(''), listValue('borrower-relationships')]).nullable().optional(),
+  order_index: integerSchema(0, 1000).nullable().optional(),
+};
+
+export const createBorrowerSchema = z
+  .object({ customer_id: z.uuid({ error: 'must be a customer id' }).nullable().optional(), ...inlineShape, ...borrowerOwnFields })
+  .meta({ id: 'CreateBorrowerRequest' });
+export const updateBorrowerSchema = z.object({ ...inlineShape, ...borrowerOwnFields }).meta({ id: 'UpdateBorrowerRequest' });
+
+const dateTime = z.iso.datetime({ offset: true });
+const flattenedCustomer = Object.fromEntries(INLINE_CUSTOMER_FIELDS.map((field) => [field, customerSchema.shape[field]]));
+export const borrowerSchema = z
+  .object({
+    id: z.uuid(),
+    organization_id: z.uuid(),
+    mortgage_file_id: z.uuid(),
+    customer_id: z.uuid(),
+    order_index: z.number().int(),
+    is_main: z.boolean(),
+    relationship: z.string().nullable(),
+    ...flattenedCustomer,
+    created_at: dateTime,
+    updated_at: dateTime,
+  })
+  .meta({ id: 'Borrower' });
+
+const invalid = (details: string) => badRequest('Validation failed', { details });
+
+/** What a borrower's customer is made of: the inline fields the body sent (null: no value). */
+export function inlineCustomerFields(input: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(INLINE_CUSTOMER_FIELDS.flatMap((field) => (input[field] === undefined || input[field] === null ? [] : [[field, input[field]]])));
+}
+
+/** The customer context of a write made through a borrower: no If-Match (it is the borrower's) and no log entry of its own. */
+const customerContext = (context: WriteContext): WriteContext => ({ organizationId: context.organizationId, userId: context.userId, permissions: context.permissions });
+
+async function customerByIdNumber(organizationId: string, idType: unknown, idNumber: string): Promise<StoredRecord | undefined> {
+  const normalized = normalizeIdNumber(((typeof idType === 'string' && idType) || 'personal_id') as IdType, idNumber);
+  if ('error' in normalized) throw invalid(`id_number: ${normalized.error}`);
+  const guard = await getDocumentClient().send(
+    new GetCommand({ TableName: getTableName(), Key: entityKeys.unique(customerEntity.type, 'id_number', organizationId, normalized.value), ConsistentRead: true }),
+  );
+  const customerId = guard.Item?.record_id;
+  return typeof customerId === 'string' ? getRecord(customerEntity, organizationId, customerId, true) : undefined;
+}
+
+/**
+ * Inline fields applied to a stored customer: only values that differ are written, and writing
+ * them needs `customers:write` as well (resources.md §6, §11); `null` never erases (customer rule).
+ */
+async function planCustomerChange(context: WriteContext, customer: StoredRecord, inline: Record<string, unknown>, batch: WriteBatch): Promise<StoredRecord> {
+  if (Object.keys(inline).length === 0) return customer;
+  const own = new WriteBatch();
+  const updated = await planUpdate(customerEntity, customerContext(context), customer, inline, own);
+  if (updated === customer) {
+    // Unchanged, but it must still exist when the borrower is written.
+    batch.add(
+      { ConditionCheck: { TableName: getTableName(), Key: entityKeys.record(customerEntity.type, context.organizationId, customer.id), ConditionExpression: 'attribute_exists(pk)' } },
+      () => invalid('customer_id: not a customer of the organization'),
+    );
+    return customer;
+  }
+  if (!isAllowed(context.permissions ?? [], 'customers', 'write')) {
+    throw forbidden('Forbidden', { details: "Changing a customer's details through a borrower also needs the customers:write permission" });
+  }
+  for (const item of own.items) batch.add(item);
+  return updated;
+}
+
+/**
+ * Which customer a borrower body means (resources.md §6): `customer_id`; else a customer with the
+ * body's `id_number`; else a new customer from the inline fields (a name required).
+ */
+export async function resolveBorrowerCustomer(context: WriteContext, input: Record<string, unknown>, batch: WriteBatch): Promise<StoredRecord> {
+  const inline = inlineCustomerFields(input);
+  if (typeof input.customer_id === 'string') {
+    const customer = await getRecord(customerEntity, context.organizationId, input.customer_id, true);
+    if (!customer) throw invalid('customer_id: not a customer of the organization');
+    return planCustomerChange(context, customer, inline, batch);
+  }
+  const idNumber = typeof inline.id_number === 'string' ? inline.id_number.trim() : '';
+  if (idNumber) {
+    const existing = await customerByIdNumber(context.organizationId, inline.id_type, idNumber);
+    if (existing) return planCustomerChange(context, existing, inline, batch);
+  }
+  return planCreate(customerEntity, customerContext(context), inline, batch);
+}
+
+const customerNames = (customer: StoredRecord) =>
+  [customer.first_name, customer.last_name, customer.entity_name, customer.nickname].filter((value) => typeof value === 'string').join(' ');
+
+/** The main borrower: the lowest `order_index`, ties to the earliest created. */
+export function mainBorrowerOf(borrowers: StoredRecord[]): StoredRecord | undefined {
+  return [...borrowers].sort(byOrder)[0];
+}
+
+function byOrder(a: StoredRecord, b: StoredRecord): number {
+  const order = (a.order_index as number) - (b.order_index as number);
+  if (order !== 0) return order;
+  return a.created_at === b.created_at ? (a.id < b.id ? -1 : 1) : a.created_at < b.created_at ? -1 : 1;
+}
+
+export const borrowerPart = definePart({
+  type: 'BORROWER',
+  label: 'Borrower',
+  parent: mortgageFileEntity,
+  parentIdField: 'mortgage_file_id',
+  segment: 'borrowers',
+  itemParam: 'borrowerId',
+  names: { singular: 'borrower', plural: 'borrowers' },
+  schemas: {
+    create: createBorrowerSchema,
+    update: updateBorrowerSchema,
+    record: borrowerSchema,
+    list: z.object({ data: z.array(borrowerSchema), count: z.number().int() }).meta({ id: 'BorrowerList' }),
+  },
+  // `search_names`: the customer's names, kept on the link for the file's search.
+  fields: ['customer_id', 'order_index', 'relationship', 'created_by', 'search_names'],
+  order: byOrder,
+  async build(input, context, family, batch) {
+    const siblings = siblingsOf(family, borrowerPart);
+    if (siblings.length >= MAX_BORROWERS) throw invalid(`borrowers: a mortgage file has at most ${MAX_BORROWERS} borrowers`);
+    const resolved = (input as { [RESOLVED_CUSTOMER]?: StoredRecord })[RESOLVED_CUSTOMER];
+    const customer = resolved ?? (await resolveBorrowerCustomer(context, input, batch));
+    const existing = siblings.find((borrower) => borrower.customer_id === customer.id);
+    if (existing) {
+      throw conflict('Borrower already exists', { details: 'This customer is already a borrower of the mortgage file', extra: { existing_link_id: existing.id } });
+    }
+    const highest = siblings.reduce((max, borrower) => Math.max(max, borrower.order_index as number), -1);
+    return {
+      customer_id: customer.id,
+      order_index: typeof input.order_index === 'number' ? input.order_index : highest + 1,
+      relationship: emptyToNull(input.relationship ?? null),
+      created_by: context.userId,
+      search_names: customerNames(customer),
+    };
+  },
+  async change(current, input, context, _family, batch) {
+    const changes: Record<string, unknown> = {};
+    if (input.relationship !== undefined) changes.relationship = emptyToNull(input.relationship);
+    if (input.order_index !== undefined) {
+      if (input.order_index === null) throw invalid('order_index: cannot be cleared');
+      changes.order_index = input.order_index;
+    }
+    const inline = inlineCustomerFields(input);
+    if (Object.keys(inline).length > 0) {
+      const customer = await getRecord(customerEntity, context.organizationId, current.customer_id as string, true);
+      if (!customer) throw invalid('customer_id: the borrower\'s customer no longer exists');
+      const updated = await planCustomerChange(context, customer, inline, batch);
+      changes.search_names = customerNames(updated);
+    }
+    if (Object.keys(changes).length === 0 && Object.keys(inline).length === 0) throw badRequest('No updatable fields provided');
+    return changes;
+  },
+  beforeDelete(record, context, family, batch) {
+    const borrowers = siblingsOf(family, borrowerPart);
+    if (borrowers.length > 1 && mainBorrowerOf(borrowers)?.id === record.id) {
+      throw conflict('Main borrower', { details: 'The main borrower cannot be removed while the file has other borrowers' });
+    }
+    // The borrower's incomes, bank accounts and obligations go with it (resources.md §6).
+    for (const [type, records] of family.parts) {
+      if (type === borrowerPart.type) continue;
+      for (const owned of records.filter((candidate) => candidate.borrower_id === record.id)) {
+        batch.add({ Delete: { TableName: getTableName(), Key: { pk: entityKeys.record(mortgageFileEntity.type, context.organizationId, family.parent.id).pk, sk: `${mortgageFileEntity.type}#${type}#${owned.id}` } } });
+      }
+    }
+  },
+  parentAttributes(family: Family) {
+    const borrowers = siblingsOf(family, borrowerPart);
+    return {
+      borrower_customer_ids: [...new Set(borrowers.map((borrower) => borrower.customer_id as string))],
+      borrower_names: buildSearchText(borrowers.map((borrower) => (borrower.search_names as string | null) ?? null)) ?? '',
+    };
+  },
+  async present(records, family) {
+    const customers = new Map(knownCustomers.get(family));
+    const missing = [...new Set(records.map((record) => record.customer_id as string))].filter((id) => !customers.has(id));
+    if (missing.length > 0) for (const customer of await getRecords(customerEntity, family.parent.organization_id, missing)) customers.set(customer.id, customer);
+    const main = mainBorrowerOf(siblingsOf(family, borrowerPart))?.id;
+    return records.map((record) => {
+      const customer = customers.get(record.customer_id as string) ?? ({} as StoredRecord);
+      const flattened = Object.fromEntries(INLINE_CUSTOMER_FIELDS.map((field) => [field, customer[field] ?? null]));
+      return {
+        id: record.id,
+        organization_id: record.organization_id,
+        mortgage_file_id: record.mortgage_file_id,
+        customer_id: record.customer_id,
+        order_index: record.order_index,
+        is_main: record.id === main,
+        relationship: record.relationship ?? null,
+        ...flattened,
+        created_at: record.created_at,
+        updated_at: record.updated_at,
+      } as unknown as StoredRecord;
+    });
+  },
+});

@@ -1,0 +1,213 @@
+import * as z from 'zod';
+import { ApiError, badRequest, recordNotFound } from '../../shared/http/errors';
+import { assertPrecondition, versionOf, withVersion } from '../../shared/http/record-version';
+import {
+  planParentVersionMove,
+  planPartCreate,
+  planPartUpdate,
+  presentParts,
+  requireFamily,
+  siblingsOf,
+  type Family,
+  type PartDefinition,
+} from '../../shared/resources/child-entity';
+import type { StoredRecord } from '../../shared/resources/entity';
+import { planCreate, planUpdate } from '../../shared/resources/entity.repository';
+import { retryOnVersionConflict, WriteBatch } from '../../shared/resources/write-batch';
+import { getLogger } from '../../shared/logger';
+import type { WriteContext } from '../../shared/write-context';
+import { borrowerPart, createBorrowerSchema, MAX_BORROWERS, rememberCustomers, RESOLVED_CUSTOMER, resolveBorrowerCustomer } from './borrower.part';
+import { bankAccountPart, incomePart, obligationPart } from './file-records.part';
+import { createMortgageFileFields, mortgageFileEntity, updateMortgageFileSchema } from './mortgage-file.entity';
+
+/** The three record kinds a file body may carry, with their write-failure codes (resources.md §5). */
+const RECORD_KINDS = [
+  { field: 'incomes', part: incomePart, failure: 'income_write_failed' },
+  { field: 'bank_accounts', part: bankAccountPart, failure: 'bank_account_write_failed' },
+  { field: 'obligations', part: obligationPart, failure: 'obligation_write_failed' },
+] as const;
+const NESTED_MAX = 50;
+/** Records of the three kinds one PUT/PATCH may add or change (one transaction). */
+export const UPDATE_RECORDS_MAX = 25;
+
+const withBorrowerIndex = (schema: z.ZodType) =>
+  (schema as z.ZodObject).extend({ borrower_index: z.number({ error: 'must be a number' }).int('must be an integer').min(0).max(MAX_BORROWERS - 1).optional() });
+const withRecordId = (schema: z.ZodType) => (schema as z.ZodObject).extend({ id: z.uuid({ error: 'must be a record id' }).optional() });
+
+export const createMortgageFileSchema = createMortgageFileFields
+  .extend({
+    borrowers: z.array(createBorrowerSchema).max(MAX_BORROWERS, `a mortgage file has at most ${MAX_BORROWERS} borrowers`).optional(),
+    ...Object.fromEntries(RECORD_KINDS.map(({ field, part }) => [field, z.array(withBorrowerIndex(part.schemas.create)).max(NESTED_MAX).optional()])),
+  })
+  .meta({ id: 'CreateMortgageFileRequest' });
+
+export const updateMortgageFileWithRecordsSchema = updateMortgageFileSchema
+  .extend(Object.fromEntries(RECORD_KINDS.map(({ field, part }) => [field, z.array(withRecordId(part.schemas.update)).max(UPDATE_RECORDS_MAX).optional()])))
+  .meta({ id: 'UpdateMortgageFileRequest' });
+
+/** A nested record's 400 names where it is in the body (`incomes[1].monthly_amount: ...`). */
+async function at<T>(path: string, step: () => Promise<T> | T): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 400) {
+      const details = error.options.details;
+      throw new ApiError(400, error.error, { ...error.options, details: details ? `${path}.${details}` : path });
+    }
+    throw error;
+  }
+}
+
+type Body = Record<string, unknown>;
+const arrayOf = (body: Body, field: string) => (Array.isArray(body[field]) ? (body[field] as Body[]) : []);
+const nestedFields = new Set(['borrowers', ...RECORD_KINDS.map(({ field }) => field)]);
+const scalarInput = (body: Body) => Object.fromEntries(Object.entries(body).filter(([field]) => !nestedFields.has(field)));
+
+/** The file's answer: the file with its four arrays (`null` for an array not shown). */
+export async function presentFile(family: Family, show: Partial<Record<'borrowers' | 'incomes' | 'bank_accounts' | 'obligations', boolean>>): Promise<StoredRecord> {
+  const arrays: Record<string, unknown> = {
+    borrowers: show.borrowers ? await presentParts(borrowerPart, siblingsOf(family, borrowerPart), family) : null,
+  };
+  for (const { field, part } of RECORD_KINDS) arrays[field] = show[field] ? await presentParts(part, siblingsOf(family, part), family) : null;
+  return withVersion({ ...family.parent, ...arrays }, versionOf(family.parent) ?? 0);
+}
+
+const ALL = { borrowers: true, incomes: true, bank_accounts: true, obligations: true };
+
+export async function readFile(organizationId: string, id: string): Promise<StoredRecord> {
+  return presentFile(await requireFamily(mortgageFileEntity, organizationId, id), ALL);
+}
+
+interface PlannedPart {
+  batch: WriteBatch;
+  record: StoredRecord;
+  failure: string;
+  /** The borrower the record belongs to: when its write failed, the record is not written either. */
+  borrowerId?: string | null;
+}
+
+/**
+ * POST /mortgage-files (resources.md §5 "Create"): everything is validated and planned first (400:
+ * nothing saved); then the file in one transaction, then each borrower (with its customer) and each
+ * record one by one. A nested write that fails adds its code to `child_errors`; the answer is 201.
+ */
+export async function createFileWithRecords(context: WriteContext, body: Body): Promise<StoredRecord> {
+  const borrowerBodies = arrayOf(body, 'borrowers');
+  // Customers first: which one each borrower means, and what writing it takes.
+  const borrowerBatches = borrowerBodies.map(() => new WriteBatch());
+  const customers = await Promise.all(
+    borrowerBodies.map((borrower, index) => at(`borrowers[${index}]`, () => resolveBorrowerCustomer(context, borrower, borrowerBatches[index]))),
+  );
+  const twice = customers.findIndex((customer, index) => customers.findIndex((other) => other.id === customer.id) !== index);
+  if (twice >= 0) throw badRequest('Validation failed', { details: `borrowers[${twice}]: the same customer is already a borrower of this file` });
+  for (const { field } of RECORD_KINDS) {
+    arrayOf(body, field).forEach((record, index) => {
+      const borrowerIndex = (record.borrower_index as number | undefined) ?? 0;
+      if (record.borrower_index !== undefined && borrowerIndex >= borrowerBodies.length) {
+        throw badRequest('Validation failed', { details: `${field}[${index}].borrower_index: there is no borrower ${borrowerIndex} in borrowers` });
+      }
+    });
+  }
+
+  const fileBatch = new WriteBatch();
+  const mainCustomer = customers[0];
+  const file = await planCreate(mortgageFileEntity, context, scalarInput(body), fileBatch, {
+    // Omitted: the main borrower's customer, which may be written only with its borrower.
+    ...(body.customer_id === undefined || body.customer_id === null ? { fields: { customer_id: mainCustomer?.id ?? null } } : {}),
+  });
+  const family: Family = { parent: file, parts: new Map(), fresh: true };
+  rememberCustomers(family, customers);
+
+  const planned: PlannedPart[] = [];
+  for (const [index, borrower] of borrowerBodies.entries()) {
+    const batch = borrowerBatches[index];
+    const record = await at(`borrowers[${index}]`, () => planPartCreate(borrowerPart, context, family, { ...borrower, [RESOLVED_CUSTOMER]: customers[index] }, batch));
+    planned.push({ batch, record, failure: 'borrower_write_failed' });
+  }
+  const borrowerIds = planned.map(({ record }) => record.id);
+  for (const { field, part, failure } of RECORD_KINDS) {
+    for (const [index, input] of arrayOf(body, field).entries()) {
+      const { borrower_index: borrowerIndex, ...fields } = input;
+      const borrowerId = borrowerIds[(borrowerIndex as number | undefined) ?? 0] ?? null;
+      const batch = new WriteBatch();
+      const record = await at(`${field}[${index}]`, () => planPartCreate(part, context, family, { ...fields, borrower_id: fields.borrower_id ?? borrowerId }, batch));
+      planned.push({ batch, record, failure, borrowerId: record.borrower_id as string | null });
+    }
+  }
+
+  if (context.audit) fileBatch.add(context.audit.entry(file.id, 201));
+  await fileBatch.commit();
+
+  const childErrors: string[] = [];
+  const failedBorrowers = new Set<string>();
+  const written = new Set<string>();
+  for (const part of planned) {
+    if (part.borrowerId && failedBorrowers.has(part.borrowerId)) {
+      childErrors.push(part.failure);
+      continue;
+    }
+    try {
+      await part.batch.commit();
+      written.add(part.record.id);
+    } catch (error) {
+      getLogger().warn('nested record of a new mortgage file not written', { code: part.failure, error_name: (error as Error)?.name });
+      childErrors.push(part.failure);
+      if (part.failure === 'borrower_write_failed') failedBorrowers.add(part.record.id);
+    }
+  }
+  const saved: Family = {
+    parent: withVersion(family.parent, 1 + written.size),
+    parts: new Map([...family.parts].map(([type, records]) => [type, records.filter((record) => written.has(record.id))])),
+  };
+  rememberCustomers(saved, customers);
+  const answer = await presentFile(saved, ALL);
+  return childErrors.length > 0 ? withVersion({ ...answer, child_errors: childErrors }, versionOf(answer) ?? 0) : answer;
+}
+
+/**
+ * PUT/PATCH /mortgage-files/{id}: the file's changed fields and the records sent (an item without
+ * `id` is added, one with an `id` of this file updates it), all in one transaction; nothing
+ * written when nothing changed. Each record array is the file's whole list when it was sent.
+ */
+export async function updateFileWithRecords(context: WriteContext, id: string, body: Body): Promise<StoredRecord> {
+  const scalar = scalarInput(body);
+  const sent = RECORD_KINDS.filter(({ field }) => Array.isArray(body[field]));
+  const total = sent.reduce((sum, { field }) => sum + arrayOf(body, field).length, 0);
+  if (total > UPDATE_RECORDS_MAX) throw badRequest('Validation failed', { details: `incomes, bank_accounts, obligations: at most ${UPDATE_RECORDS_MAX} records per request` });
+  const hasScalar = Object.values(scalar).some((value) => value !== undefined);
+  if (!hasScalar && total === 0 && sent.length === 0) throw badRequest('No updatable fields provided');
+
+  const family = await retryOnVersionConflict(async () => {
+    const family = await requireFamily(mortgageFileEntity, context.organizationId, id, true);
+    const current = family.parent;
+    assertPrecondition(context.ifMatch, current, versionOf(current) ?? 0);
+    const batch = new WriteBatch();
+    const partContext: WriteContext = { ...context, ifMatch: undefined };
+    const updated = hasScalar ? await planUpdate(mortgageFileEntity, context, current, scalar, batch) : current;
+    let partsChanged = false;
+    for (const { field, part } of sent) {
+      for (const [index, input] of arrayOf(body, field).entries()) {
+        const { id: recordId, ...fields } = input;
+        await at(`${field}[${index}]`, async () => {
+          if (typeof recordId === 'string') {
+            const existing = siblingsOf(family, part as PartDefinition).find((record) => record.id === recordId);
+            if (!existing) throw badRequest('Validation failed', { details: `id: not a record of this mortgage file` });
+            const after = await planPartUpdate(part, partContext, family, existing, fields, batch, false);
+            partsChanged ||= after !== existing;
+          } else {
+            await planPartCreate(part, partContext, family, fields, batch, false);
+            partsChanged = true;
+          }
+        });
+      }
+    }
+    if (updated === current && !partsChanged) return family;
+    if (updated === current) planParentVersionMove(mortgageFileEntity, family, batch);
+    if (context.audit) batch.add(context.audit.entry(id, 200));
+    await batch.commit();
+    family.parent = updated === current ? family.parent : updated;
+    return family;
+  });
+  if (!family) throw recordNotFound(mortgageFileEntity.label);
+  return presentFile(family, Object.fromEntries(sent.map(({ field }) => [field, true])));
+}
