@@ -1,0 +1,436 @@
+import { startTestRuntime, type TestRuntime } from '../support/test-runtime';
+
+/**
+ * A file's borrowers, incomes, bank accounts and obligations (resources.md §5 "Create", "Read",
+ * "Update", §6, §7; spec §2 Mortgage file, Borrower) over real HTTP against DynamoDB Local. Each test
+ * uses its own organization (60 requests/minute per key).
+ */
+let runtime: TestRuntime;
+beforeAll(async () => {
+  runtime = await startTestRuntime({ events: false });
+});
+afterAll(async () => {
+  await runtime.stop();
+});
+
+type Tenant = Awaited<ReturnType<TestRuntime['organization']>>;
+type Body = Record<string, any>;
+
+const VALID_PERSONAL_ID = '123456782';
+const OTHER_PERSONAL_ID = '000000018';
+
+const call = (tenant: Tenant, method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
+  runtime.request(method, path, { key: tenant.apiKey, body, headers });
+
+async function createFile(tenant: Tenant, body: Body = {}) {
+  const response = await call(tenant, 'POST', '/mortgage-files', body);
+  expect(response.status).toBe(201);
+  return response.body as Body;
+}
+
+const BORROWER_FIELDS = [
+  'id',
+  'organization_id',
+  'mortgage_file_id',
+  'customer_id',
+  'order_index',
+  'is_main',
+  'relationship',
+  'id_type',
+  'id_number',
+  'first_name',
+  'last_name',
+  'entity_name',
+  'nickname',
+  'phone',
+  'email',
+  'birth_date',
+  'marital_status',
+  'education',
+  'residence_type',
+  'employment_type',
+  'created_at',
+  'updated_at',
+].sort();
+
+describe('resources.md §5: a file created with its nested records', () => {
+  test('borrowers get customers, order_index and is_main; records name their borrower by borrower_index; GET shows all four arrays', async () => {
+    const tenant = await runtime.organization();
+    const file = await createFile(tenant, {
+      requested_amount: 1_200_000,
+      borrowers: [
+        { first_name: 'Dana', last_name: 'Cohen', id_number: VALID_PERSONAL_ID, relationship: 'spouse' },
+        { first_name: 'Avi', last_name: 'Cohen' },
+      ],
+      incomes: [
+        { income_type: 'salary', monthly_amount: 18_500.5 },
+        { income_type: 'salary', monthly_amount: 9_000, borrower_index: 1, employer_name: 'Acme' },
+      ],
+      bank_accounts: [{ bank_code: '12', branch: '601', account_number: '123456', balance: -2500.25 }],
+      obligations: [{ obligation_type: 'loan', monthly_payment: 1200, borrower_index: 1 }],
+    });
+    expect(file.child_errors).toBeUndefined();
+    expect(file.borrowers).toHaveLength(2);
+    const [main, second] = file.borrowers;
+    expect(Object.keys(main).sort()).toEqual(BORROWER_FIELDS);
+    expect(main).toMatchObject({ order_index: 0, is_main: true, first_name: 'Dana', id_number: VALID_PERSONAL_ID, relationship: 'spouse', mortgage_file_id: file.id });
+    expect(second).toMatchObject({ order_index: 1, is_main: false, first_name: 'Avi' });
+    // Omitted customer_id: the main borrower's customer.
+    expect(file.customer_id).toBe(main.customer_id);
+    expect(file.incomes.map((income: Body) => income.borrower_id).sort()).toEqual([main.id, second.id].sort());
+    expect(file.bank_accounts[0]).toMatchObject({ borrower_id: main.id, bank_code: '12', balance: -2500.25, is_salary_account: false });
+    expect(file.obligations[0]).toMatchObject({ borrower_id: second.id, monthly_payment: 1200, remaining_balance: null });
+
+    const read = await call(tenant, 'GET', `/mortgage-files/${file.id}`);
+    expect(read.status).toBe(200);
+    expect(read.body.borrowers.map((borrower: Body) => borrower.id)).toEqual([main.id, second.id]);
+    expect(read.body.incomes).toHaveLength(2);
+    expect(read.body.bank_accounts).toHaveLength(1);
+    expect(read.body.obligations).toHaveLength(1);
+    expect(read.headers.get('etag')).toBe(read.headers.get('etag'));
+
+    // The customers exist on their own.
+    const customer = await call(tenant, 'GET', `/customers/${main.customer_id}`);
+    expect(customer.body).toMatchObject({ first_name: 'Dana', id_number: VALID_PERSONAL_ID });
+    const list = await call(tenant, 'GET', '/mortgage-files');
+    expect(list.body.data[0].borrowers).toBeUndefined();
+  });
+
+  test('an id_number that matches a customer of the organization links that customer; a name without id_number always makes a new one', async () => {
+    const tenant = await runtime.organization();
+    const existing = await call(tenant, 'POST', '/customers', { first_name: 'Dana', last_name: 'Cohen', id_number: VALID_PERSONAL_ID });
+    expect(existing.status).toBe(201);
+    const file = await createFile(tenant, { borrowers: [{ id_number: VALID_PERSONAL_ID }, { first_name: 'Dana', last_name: 'Cohen' }] });
+    expect(file.borrowers[0].customer_id).toBe(existing.body.id);
+    expect(file.borrowers[1].customer_id).not.toBe(existing.body.id);
+    expect((await call(tenant, 'GET', '/customers')).body.count).toBe(2);
+  });
+
+  test('everything is validated before anything is saved: a bad nested record is a 400 naming it, and no file or customer is written', async () => {
+    const tenant = await runtime.organization();
+    const cases: Array<[Body, string]> = [
+      [{ borrowers: [{ first_name: 'Only' }] }, 'borrowers[0]'],
+      [{ borrowers: Array.from({ length: 11 }, (_, index) => ({ first_name: `B${index}`, last_name: 'X' })) }, 'borrowers'],
+      [{ borrowers: [{ first_name: 'Dana', last_name: 'Cohen' }], incomes: [{ income_type: 'salary' }] }, 'incomes[0]'],
+      [{ borrowers: [{ first_name: 'Dana', last_name: 'Cohen' }], incomes: [{ income_type: 'salary', monthly_amount: 10, borrower_index: 3 }] }, 'incomes[0].borrower_index'],
+      [{ incomes: [{ income_type: 'salary', monthly_amount: 10 }] }, 'incomes[0]'],
+      [{ borrowers: [{ first_name: 'Dana', last_name: 'Cohen' }], bank_accounts: [{ bank_code: '12', branch: '12345' }] }, 'bank_accounts'],
+      [{ borrowers: [{ first_name: 'Dana', last_name: 'Cohen', id_number: '123456789' }] }, 'borrowers[0]'],
+      [{ borrowers: [{ customer_id: '00000000-0000-4000-8000-000000000000' }] }, 'borrowers[0]'],
+      [{ borrowers: [{ first_name: 'Dana', last_name: 'Cohen', marital_status: 'complicated' }] }, 'borrowers'],
+      [{ borrowers: [{ first_name: 'Dana', last_name: 'Cohen' }], status: 'draft' }, 'status'],
+    ];
+    for (const [body, where] of cases) {
+      const response = await call(tenant, 'POST', '/mortgage-files', body);
+      expect({ where, status: response.status }).toEqual({ where, status: 400 });
+      expect(response.body.details).toContain(where);
+    }
+    expect((await call(tenant, 'GET', '/mortgage-files')).body.count).toBe(0);
+    expect((await call(tenant, 'GET', '/customers')).body.count).toBe(0);
+  });
+
+  test('the same customer twice on one create is a 400; another organization\'s customer is a 400', async () => {
+    const tenant = await runtime.organization();
+    const other = await runtime.organization();
+    const foreign = await call(other, 'POST', '/customers', { first_name: 'Foreign', last_name: 'Customer' });
+    const own = await call(tenant, 'POST', '/customers', { first_name: 'Own', last_name: 'Customer' });
+    const twice = await call(tenant, 'POST', '/mortgage-files', { borrowers: [{ customer_id: own.body.id }, { customer_id: own.body.id }] });
+    expect(twice.status).toBe(400);
+    const crossed = await call(tenant, 'POST', '/mortgage-files', { borrowers: [{ customer_id: foreign.body.id }] });
+    expect(crossed.status).toBe(400);
+    expect(crossed.body.details).toContain('customer_id');
+    expect((await call(tenant, 'GET', '/mortgage-files')).body.count).toBe(0);
+  });
+
+  test('a nested write that fails at the database still answers 201 with child_errors (codes only); what was written stays', async () => {
+    const tenant = await runtime.organization();
+    // The second borrower's customer takes an id number that another customer takes first, between
+    // validation and the borrower's write: its transaction is refused by the database.
+    const { getDocumentClient } = await import('../../shared/storage/dynamo-client');
+    const client = getDocumentClient();
+    let armed = true;
+    client.middlewareStack.add(
+      (next) => async (args: any) => {
+        const input = JSON.stringify(args.input ?? {});
+        if (armed && input.includes('TransactItems') && input.includes('"borrower"') && input.includes('Avi Cohen')) {
+          armed = false;
+          const error = new Error('injected failure of one nested write');
+          error.name = 'InternalServerError';
+          throw error;
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'failOneNestedWrite' },
+    );
+    try {
+      const response = await call(tenant, 'POST', '/mortgage-files', {
+        borrowers: [{ first_name: 'Dana', last_name: 'Cohen' }, { first_name: 'Avi', last_name: 'Cohen' }],
+        incomes: [{ income_type: 'salary', monthly_amount: 100, borrower_index: 1 }, { income_type: 'salary', monthly_amount: 200 }],
+      });
+      expect(response.status).toBe(201);
+      expect(response.body.child_errors).toEqual(['borrower_write_failed', 'income_write_failed']);
+      expect(response.body.borrowers.map((borrower: Body) => borrower.first_name)).toEqual(['Dana']);
+      expect(response.body.incomes.map((income: Body) => income.monthly_amount)).toEqual([200]);
+      const read = await call(tenant, 'GET', `/mortgage-files/${response.body.id}`);
+      expect(read.body.borrowers).toHaveLength(1);
+      expect(read.body.incomes).toHaveLength(1);
+      expect(read.body.child_errors).toBeUndefined();
+      expect(read.headers.get('etag')).toBe(response.headers.get('etag'));
+    } finally {
+      armed = false;
+      client.middlewareStack.remove('failOneNestedWrite');
+    }
+  });
+});
+
+describe('resources.md §6: borrower routes', () => {
+  test('POST adds the next order_index; the same customer twice → 409 with existing_link_id; at most 10', async () => {
+    const tenant = await runtime.organization();
+    const file = await createFile(tenant, { borrowers: [{ first_name: 'Dana', last_name: 'Cohen' }] });
+    const added = await call(tenant, 'POST', `/mortgage-files/${file.id}/borrowers`, { entity_name: 'Cohen Holdings', id_type: 'company', id_number: '510000003' });
+    expect(added.status).toBe(201);
+    expect(added.body).toMatchObject({ order_index: 1, is_main: false, entity_name: 'Cohen Holdings', id_type: 'company' });
+    expect(added.headers.get('etag')).toMatch(/^"/);
+    const again = await call(tenant, 'POST', `/mortgage-files/${file.id}/borrowers`, { customer_id: file.borrowers[0].customer_id });
+    expect(again.status).toBe(409);
+    expect(again.body.existing_link_id).toBe(file.borrowers[0].id);
+
+    for (let index = 2; index < 10; index++) {
+      expect((await call(tenant, 'POST', `/mortgage-files/${file.id}/borrowers`, { first_name: `B${index}`, last_name: 'X' })).status).toBe(201);
+    }
+    const eleventh = await call(tenant, 'POST', `/mortgage-files/${file.id}/borrowers`, { first_name: 'Eleven', last_name: 'X' });
+    expect(eleventh.status).toBe(400);
+    const listed = await call(tenant, 'GET', `/mortgage-files/${file.id}/borrowers`);
+    expect(listed.body.count).toBe(10);
+    expect(listed.body.data.map((borrower: Body) => borrower.order_index)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  });
+
+  test('an update of borrower and customer fields is one write; changing customer details needs customers:write (403, nothing saved)', async () => {
+    const tenant = await runtime.organization();
+    const file = await createFile(tenant, { borrowers: [{ first_name: 'Dana', last_name: 'Cohen' }] });
+    const borrower = file.borrowers[0];
+    const updated = await call(tenant, 'PATCH', `/mortgage-files/${file.id}/borrowers/${borrower.id}`, { relationship: 'spouse', nickname: 'Dani', customer_id: '00000000-0000-4000-8000-000000000000' });
+    expect(updated.status).toBe(200);
+    expect(updated.body).toMatchObject({ relationship: 'spouse', nickname: 'Dani', customer_id: borrower.customer_id });
+    expect((await call(tenant, 'GET', `/customers/${borrower.customer_id}`)).body.nickname).toBe('Dani');
+
+    const limited = await runtime.admin<{ api_key: string }>('key', 'create', '--org', tenant.organizationId, '--user', tenant.userId, '--permissions', 'mortgage-files:*,customers:read');
+    const refused = await runtime.request('PATCH', `/mortgage-files/${file.id}/borrowers/${borrower.id}`, { key: limited.api_key, body: { relationship: 'parent', nickname: 'Other' } });
+    expect(refused.status).toBe(403);
+    const after = await call(tenant, 'GET', `/mortgage-files/${file.id}/borrowers/${borrower.id}`);
+    expect(after.body).toMatchObject({ relationship: 'spouse', nickname: 'Dani' });
+    // Without customer changes the limited key may edit the link, and may add a borrower with a new customer.
+    expect((await runtime.request('PATCH', `/mortgage-files/${file.id}/borrowers/${borrower.id}`, { key: limited.api_key, body: { relationship: 'parent' } })).status).toBe(200);
+    expect((await runtime.request('POST', `/mortgage-files/${file.id}/borrowers`, { key: limited.api_key, body: { first_name: 'New', last_name: 'Person' } })).status).toBe(201);
+    // An invalid customer field refuses the whole update.
+    const invalid = await call(tenant, 'PATCH', `/mortgage-files/${file.id}/borrowers/${borrower.id}`, { relationship: 'child', id_number: '123456789' });
+    expect(invalid.status).toBe(400);
+    expect((await call(tenant, 'GET', `/mortgage-files/${file.id}/borrowers/${borrower.id}`)).body.relationship).toBe('parent');
+  });
+
+  test('the main borrower cannot be removed while others exist; DELETE removes the link with its records and keeps the customer', async () => {
+    const tenant = await runtime.organization();
+    const file = await createFile(tenant, {
+      borrowers: [{ first_name: 'Dana', last_name: 'Cohen' }, { first_name: 'Avi', last_name: 'Cohen' }],
+      incomes: [{ income_type: 'salary', monthly_amount: 100, borrower_index: 1 }, { income_type: 'salary', monthly_amount: 200 }],
+    });
+    const [main, second] = file.borrowers;
+    const refused = await call(tenant, 'DELETE', `/mortgage-files/${file.id}/borrowers/${main.id}`);
+    expect(refused.status).toBe(409);
+    const removed = await call(tenant, 'DELETE', `/mortgage-files/${file.id}/borrowers/${second.id}`);
+    expect(removed.status).toBe(200);
+    expect(removed.body.success).toBe(true);
+    const read = await call(tenant, 'GET', `/mortgage-files/${file.id}`);
+    expect(read.body.borrowers.map((borrower: Body) => borrower.id)).toEqual([main.id]);
+    expect(read.body.incomes.map((income: Body) => income.monthly_amount)).toEqual([200]);
+    expect((await call(tenant, 'GET', `/customers/${second.customer_id}`)).status).toBe(200);
+    expect((await call(tenant, 'DELETE', `/mortgage-files/${file.id}/borrowers/${main.id}`)).status).toBe(200);
+  });
+
+  test('a new order_index moves is_main; order_index and relationship are validated', async () => {
+    const tenant = await runtime.organization();
+    const file = await createFile(tenant, { borrowers: [{ first_name: 'Dana', last_name: 'Cohen' }, { first_name: 'Avi', last_name: 'Cohen' }] });
+    const [main, second] = file.borrowers;
+    expect((await call(tenant, 'PATCH', `/mortgage-files/${file.id}/borrowers/${second.id}`, { order_index: -1 })).status).toBe(400);
+    expect((await call(tenant, 'PATCH', `/mortgage-files/${file.id}/borrowers/${second.id}`, { relationship: 'cousin-ish' })).status).toBe(400);
+    expect((await call(tenant, 'PATCH', `/mortgage-files/${file.id}/borrowers/${main.id}`, { order_index: 5 })).status).toBe(200);
+    const read = await call(tenant, 'GET', `/mortgage-files/${file.id}`);
+    expect(read.body.borrowers.map((borrower: Body) => [borrower.id, borrower.is_main])).toEqual([
+      [second.id, true],
+      [main.id, false],
+    ]);
+  });
+});
+
+describe('resources.md §7: incomes, bank accounts, obligations', () => {
+  test('CRUD under the file; borrower_id must be a borrower of this file; required fields cannot be cleared', async () => {
+    const tenant = await runtime.organization();
+    const file = await createFile(tenant, { borrowers: [{ first_name: 'Dana', last_name: 'Cohen' }] });
+    const other = await createFile(tenant, { borrowers: [{ first_name: 'Avi', last_name: 'Levi' }] });
+    const borrowerId = file.borrowers[0].id;
+
+    const income = await call(tenant, 'POST', `/mortgage-files/${file.id}/incomes`, { borrower_id: borrowerId, income_type: 'salary', monthly_amount: 15000, start_date: '2020-02-29', unknown: 'x' });
+    expect(income.status).toBe(201);
+    expect(income.body).toMatchObject({ mortgage_file_id: file.id, borrower_id: borrowerId, monthly_amount: 15000, start_date: '2020-02-29', created_by: tenant.userId });
+    expect(income.body.unknown).toBeUndefined();
+    const foreignBorrower = await call(tenant, 'POST', `/mortgage-files/${file.id}/incomes`, { borrower_id: other.borrowers[0].id, income_type: 'salary', monthly_amount: 1 });
+    expect(foreignBorrower.status).toBe(400);
+    expect(foreignBorrower.body.details).toContain('borrower_id');
+    for (const body of [{ income_type: 'salary', monthly_amount: 1 }, { borrower_id: borrowerId, income_type: 'salary', monthly_amount: '12' }, { borrower_id: borrowerId, income_type: 'salary', monthly_amount: 1.234 }, { borrower_id: borrowerId, income_type: 'nope', monthly_amount: 1 }, { borrower_id: borrowerId, income_type: 'salary', monthly_amount: 1, start_date: '2021-02-29' }]) {
+      expect((await call(tenant, 'POST', `/mortgage-files/${file.id}/incomes`, body)).status).toBe(400);
+    }
+
+    const path = `/mortgage-files/${file.id}/incomes/${income.body.id}`;
+    expect((await call(tenant, 'PUT', path, { monthly_amount: null })).status).toBe(400);
+    const cleared = await call(tenant, 'PUT', path, { employer_name: 'Acme', start_date: null });
+    expect(cleared.body).toMatchObject({ employer_name: 'Acme', start_date: null, monthly_amount: 15000 });
+    expect((await call(tenant, 'GET', `/mortgage-files/${other.id}/incomes/${income.body.id}`)).status).toBe(404);
+
+    const account = await call(tenant, 'POST', `/mortgage-files/${file.id}/bank-accounts`, { bank_code: '10', is_salary_account: true });
+    expect(account.status).toBe(201);
+    expect(account.body).toMatchObject({ borrower_id: null, is_salary_account: true });
+    expect((await call(tenant, 'POST', `/mortgage-files/${file.id}/bank-accounts`, { bank_code: '10', is_salary_account: 'true' })).status).toBe(400);
+    expect((await call(tenant, 'POST', `/mortgage-files/${file.id}/bank-accounts`, { bank_code: '10', balance: -1e9 - 1 })).status).toBe(400);
+    const obligation = await call(tenant, 'POST', `/mortgage-files/${file.id}/obligations`, { obligation_type: 'loan', monthly_payment: 900, end_date: '2030-01-01' });
+    expect(obligation.status).toBe(201);
+
+    expect((await call(tenant, 'GET', `/mortgage-files/${file.id}/incomes`)).body.count).toBe(1);
+    expect((await call(tenant, 'DELETE', path)).status).toBe(200);
+    expect((await call(tenant, 'GET', path)).status).toBe(404);
+    expect((await call(tenant, 'GET', `/mortgage-files/${file.id}/incomes`)).body).toEqual({ data: [], count: 0 });
+  });
+
+  test('another organization\'s file is a 404 on every nested route, as a parent and for its records', async () => {
+    const tenant = await runtime.organization();
+    const stranger = await runtime.organization();
+    const file = await createFile(tenant, { borrowers: [{ first_name: 'Dana', last_name: 'Cohen' }], incomes: [{ income_type: 'salary', monthly_amount: 1 }] });
+    const paths = [
+      `/mortgage-files/${file.id}/borrowers`,
+      `/mortgage-files/${file.id}/borrowers/${file.borrowers[0].id}`,
+      `/mortgage-files/${file.id}/incomes`,
+      `/mortgage-files/${file.id}/incomes/${file.incomes[0].id}`,
+    ];
+    for (const path of paths) expect((await call(stranger, 'GET', path)).status).toBe(404);
+    expect((await call(stranger, 'POST', `/mortgage-files/${file.id}/incomes`, { borrower_id: file.borrowers[0].id, income_type: 'salary', monthly_amount: 1 })).status).toBe(404);
+    expect((await call(stranger, 'PATCH', paths[3], { monthly_amount: 2 })).status).toBe(404);
+    expect((await call(stranger, 'DELETE', paths[1])).status).toBe(404);
+    expect((await call(tenant, 'GET', paths[3])).body.monthly_amount).toBe(1);
+  });
+
+  test('PUT/PATCH of the file adds and updates records in one write; each sent array is the whole list, the others null; a record of another file is a 400', async () => {
+    const tenant = await runtime.organization();
+    const file = await createFile(tenant, { borrowers: [{ first_name: 'Dana', last_name: 'Cohen' }], incomes: [{ income_type: 'salary', monthly_amount: 100 }] });
+    const other = await createFile(tenant, { borrowers: [{ first_name: 'Avi', last_name: 'Levi' }], incomes: [{ income_type: 'salary', monthly_amount: 5 }] });
+    const incomeId = file.incomes[0].id;
+    const response = await call(tenant, 'PATCH', `/mortgage-files/${file.id}`, {
+      property_city: 'Haifa',
+      incomes: [{ id: incomeId, monthly_amount: 150 }, { borrower_id: file.borrowers[0].id, income_type: 'pension', monthly_amount: 50 }],
+    });
+    expect(response.status).toBe(200);
+    expect(response.body.property_city).toBe('Haifa');
+    expect(response.body.borrowers).toBeNull();
+    expect(response.body.bank_accounts).toBeNull();
+    expect(response.body.incomes.map((income: Body) => income.monthly_amount).sort()).toEqual([150, 50]);
+    const etag = response.headers.get('etag');
+
+    const foreign = await call(tenant, 'PATCH', `/mortgage-files/${file.id}`, { property_city: 'Eilat', incomes: [{ id: other.incomes[0].id, monthly_amount: 1 }] });
+    expect(foreign.status).toBe(400);
+    const read = await call(tenant, 'GET', `/mortgage-files/${file.id}`);
+    expect(read.body.property_city).toBe('Haifa');
+    expect(read.headers.get('etag')).toBe(etag);
+
+    const tooMany = await call(tenant, 'PATCH', `/mortgage-files/${file.id}`, { obligations: Array.from({ length: 26 }, () => ({ obligation_type: 'loan', monthly_payment: 1 })) });
+    expect(tooMany.status).toBe(400);
+
+    // The same values again: nothing written, the ETag stays.
+    const same = await call(tenant, 'PATCH', `/mortgage-files/${file.id}`, { property_city: 'Haifa', incomes: [{ id: incomeId, monthly_amount: 150 }] });
+    expect(same.status).toBe(200);
+    expect(same.headers.get('etag')).toBe(etag);
+  });
+
+  test('a borrower write gives the file a new ETag, and If-Match on the file then fails', async () => {
+    const tenant = await runtime.organization();
+    const file = await createFile(tenant, { borrowers: [{ first_name: 'Dana', last_name: 'Cohen' }] });
+    const before = await call(tenant, 'GET', `/mortgage-files/${file.id}`);
+    expect((await call(tenant, 'POST', `/mortgage-files/${file.id}/obligations`, { obligation_type: 'loan', monthly_payment: 1 })).status).toBe(201);
+    const after = await call(tenant, 'GET', `/mortgage-files/${file.id}`);
+    expect(after.headers.get('etag')).not.toBe(before.headers.get('etag'));
+    const stale = await call(tenant, 'PATCH', `/mortgage-files/${file.id}`, { property_city: 'Haifa' }, { 'If-Match': before.headers.get('etag')! });
+    expect(stale.status).toBe(412);
+  });
+});
+
+describe('resources.md §5: list search and the customer filter include borrowers', () => {
+  test('search over the borrowers\' names and nicknames; customer_id also finds files where the customer is a borrower', async () => {
+    const tenant = await runtime.organization();
+    const customer = await call(tenant, 'POST', '/customers', { first_name: 'Yael', last_name: 'Mizrahi', id_number: OTHER_PERSONAL_ID });
+    const owned = await createFile(tenant, { customer_id: customer.body.id, borrowers: [{ first_name: 'Someone', last_name: 'Else', nickname: 'Shuki' }] });
+    const asBorrower = await createFile(tenant, { borrowers: [{ first_name: 'Moshe', last_name: 'Peretz' }, { customer_id: customer.body.id }] });
+    await createFile(tenant, { borrowers: [{ first_name: 'Unrelated', last_name: 'Person' }] });
+
+    const byCustomer = await call(tenant, 'GET', `/mortgage-files?customer_id=${customer.body.id}`);
+    expect(byCustomer.body.data.map((file: Body) => file.id).sort()).toEqual([owned.id, asBorrower.id].sort());
+    expect(byCustomer.body.count).toBe(2);
+    const byName = await call(tenant, 'GET', '/mortgage-files?search=PERETZ');
+    expect(byName.body.data.map((file: Body) => file.id)).toEqual([asBorrower.id]);
+    const byNickname = await call(tenant, 'GET', '/mortgage-files?search=shuki');
+    expect(byNickname.body.data.map((file: Body) => file.id)).toEqual([owned.id]);
+  });
+});
+
+describe('resources.md §3, §5, §11: a customer\'s files', () => {
+  test('GET /customers/{id}/mortgage-files lists files where the customer is the customer or a borrower; it needs mortgage-files:read too', async () => {
+    const tenant = await runtime.organization();
+    const customer = await call(tenant, 'POST', '/customers', { first_name: 'Yael', last_name: 'Mizrahi' });
+    const owned = await createFile(tenant, { customer_id: customer.body.id });
+    const asBorrower = await createFile(tenant, { borrowers: [{ first_name: 'Moshe', last_name: 'Peretz' }, { customer_id: customer.body.id }] });
+    await createFile(tenant, {});
+    const files = await call(tenant, 'GET', `/customers/${customer.body.id}/mortgage-files`);
+    expect(files.status).toBe(200);
+    expect(files.body.count).toBe(2);
+    expect(files.body.data.map((file: Body) => file.id)).toEqual([asBorrower.id, owned.id]);
+    expect(files.body.data[0].borrowers).toBeUndefined();
+    expect((await call(tenant, 'GET', `/customers/${customer.body.id}/mortgage-files?limit=1&offset=1`)).body.data.map((file: Body) => file.id)).toEqual([owned.id]);
+
+    const customersOnly = await runtime.admin<{ api_key: string }>('key', 'create', '--org', tenant.organizationId, '--user', tenant.userId, '--permissions', 'customers:read');
+    expect((await runtime.request('GET', `/customers/${customer.body.id}/mortgage-files`, { key: customersOnly.api_key })).status).toBe(403);
+    const filesOnly = await runtime.admin<{ api_key: string }>('key', 'create', '--org', tenant.organizationId, '--user', tenant.userId, '--permissions', 'mortgage-files:read');
+    expect((await runtime.request('GET', `/customers/${customer.body.id}/mortgage-files`, { key: filesOnly.api_key })).status).toBe(403);
+
+    const stranger = await runtime.organization();
+    expect((await call(stranger, 'GET', `/customers/${customer.body.id}/mortgage-files`)).status).toBe(404);
+  });
+
+  test('DELETE /customers/{id} is a 409 while a file names the customer, as customer or borrower; it succeeds once they are gone', async () => {
+    const tenant = await runtime.organization();
+    const file = await createFile(tenant, { borrowers: [{ first_name: 'Dana', last_name: 'Cohen' }, { first_name: 'Avi', last_name: 'Cohen' }] });
+    const [main, second] = file.borrowers;
+    // The main borrower's customer is also the file's customer_id; the second is only a borrower.
+    expect((await call(tenant, 'DELETE', `/customers/${second.customer_id}`)).status).toBe(409);
+    expect((await call(tenant, 'DELETE', `/customers/${main.customer_id}`)).status).toBe(409);
+    expect((await call(tenant, 'DELETE', `/mortgage-files/${file.id}/borrowers/${second.id}`)).status).toBe(200);
+    expect((await call(tenant, 'DELETE', `/customers/${second.customer_id}`)).status).toBe(200);
+    expect((await call(tenant, 'DELETE', `/mortgage-files/${file.id}`)).status).toBe(200);
+    expect((await call(tenant, 'DELETE', `/customers/${main.customer_id}`)).status).toBe(200);
+  });
+
+  test('DELETE /mortgage-files/{id} removes its borrowers, incomes and other records; the customers remain', async () => {
+    const tenant = await runtime.organization();
+    const file = await createFile(tenant, {
+      borrowers: [{ first_name: 'Dana', last_name: 'Cohen' }],
+      incomes: [{ income_type: 'salary', monthly_amount: 1 }],
+      bank_accounts: [{ bank_code: '12' }],
+      obligations: [{ obligation_type: 'loan', monthly_payment: 1 }],
+    });
+    expect((await call(tenant, 'DELETE', `/mortgage-files/${file.id}`)).status).toBe(200);
+    expect((await call(tenant, 'GET', `/mortgage-files/${file.id}/borrowers/${file.borrowers[0].id}`)).status).toBe(404);
+    expect((await call(tenant, 'GET', `/mortgage-files/${file.id}/incomes`)).status).toBe(404);
+    expect((await call(tenant, 'GET', `/customers/${file.borrowers[0].customer_id}`)).status).toBe(200);
+    const { QueryCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { getDocumentClient } = await import('../../shared/storage/dynamo-client');
+    const rows = await getDocumentClient().send(
+      new QueryCommand({ TableName: runtime.tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `ORG#${tenant.organizationId}#MORTGAGE_FILE#${file.id}` } }),
+    );
+    expect(rows.Items).toEqual([]);
+  });
+});
