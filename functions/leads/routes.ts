@@ -28,6 +28,13 @@ const writeContext = ({ auth, audit, ifMatch }: OperationInput<unknown, unknown>
 });
 
 
+/** Path ids before the body (resources.md §1): a missing lead is a 404 even with an invalid body. */
+async function requireLead({ params, organizationId }: { params: Record<string, string>; organizationId: string }) {
+  const lead = await getLead(organizationId, params.id);
+  if (!lead) throw recordNotFound('Lead');
+  return lead;
+}
+
 const updateOperations = partialUpdateOperations(
   { put: 'replaceLead', patch: 'updateLead' },
   {
@@ -37,6 +44,7 @@ const updateOperations = partialUpdateOperations(
     body: updateLeadSchema,
     response: { status: 200, description: 'The updated lead', schema: leadSchema },
     errors: [400, 404],
+    requirePath: requireLead,
     handle: async (input) => ok(await updateLead(writeContext(input), input.params.id, input.body)),
   },
 );
@@ -113,6 +121,7 @@ export const leadOperations: Operation[] = [
     body: changeLeadStatusSchema,
     response: { status: 200, description: 'The updated lead', schema: leadSchema },
     errors: [400, 404],
+    requirePath: requireLead,
     handle: async (input) =>
       ok(await updateLead(writeContext(input), input.params.id, { status: input.body.status }, { statusNotes: input.body.notes ?? null })),
   }),

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { ApiError, badRequest, recordNotFound } from '../../shared/http/errors';
 import { assertPrecondition, versionOf, withVersion } from '../../shared/http/record-version';
+import { newId, nowIso } from '../../shared/ids';
 import {
   planParentVersionMove,
   planPartCreate,
@@ -27,6 +28,7 @@ const RECORD_KINDS = [
   { field: 'obligations', part: obligationPart, failure: 'obligation_write_failed' },
 ] as const;
 const NESTED_MAX = 50;
+const FILE_NUMBER_ATTEMPTS = 5;
 /** Records of the three kinds one PUT/PATCH may add or change (one transaction). */
 export const UPDATE_RECORDS_MAX = 25;
 
@@ -109,34 +111,50 @@ export async function createFileWithRecords(context: WriteContext, body: Body): 
     });
   }
 
-  const fileBatch = new WriteBatch();
   const mainCustomer = customers[0];
-  const file = await planCreate(mortgageFileEntity, context, scalarInput(body), fileBatch, {
-    // Omitted: the main borrower's customer, which may be written only with its borrower.
-    ...(body.customer_id === undefined || body.customer_id === null ? { fields: { customer_id: mainCustomer?.id ?? null } } : {}),
-  });
-  const family: Family = { parent: file, parts: new Map(), fresh: true };
-  rememberCustomers(family, customers);
+  const fileId = newId();
+  // Omitted: the main borrower's customer, which may be written only with its borrower.
+  const fields = body.customer_id === undefined || body.customer_id === null || body.customer_id === '' ? { fields: { customer_id: mainCustomer?.id ?? null } } : {};
+  const planParts = async (family: Family, batches: WriteBatch[] | undefined) => {
+    const planned: PlannedPart[] = [];
+    for (const [index, borrower] of borrowerBodies.entries()) {
+      const batch = batches?.[index] ?? new WriteBatch();
+      const record = await at(`borrowers[${index}]`, () => planPartCreate(borrowerPart, context, family, { ...borrower, [RESOLVED_CUSTOMER]: customers[index] }, batch));
+      planned.push({ batch, record, failure: 'borrower_write_failed' });
+    }
+    const borrowerIds = planned.map(({ record }) => record.id);
+    for (const { field, part, failure } of RECORD_KINDS) {
+      for (const [index, input] of arrayOf(body, field).entries()) {
+        const { borrower_index: borrowerIndex, ...values } = input;
+        const borrowerId = borrowerIds[(borrowerIndex as number | undefined) ?? 0] ?? null;
+        const batch = new WriteBatch();
+        const record = await at(`${field}[${index}]`, () => planPartCreate(part, context, family, { ...values, borrower_id: values.borrower_id ?? borrowerId }, batch));
+        planned.push({ batch, record, failure, borrowerId: record.borrower_id as string | null });
+      }
+    }
+    return planned;
+  };
+  // Every nested record is checked before the file is written (its plan is thrown away).
+  const draft = withVersion({ id: fileId, organization_id: context.organizationId, created_at: nowIso(), updated_at: nowIso() } as StoredRecord, 1);
+  await planParts({ parent: draft, parts: new Map(), fresh: true }, undefined);
 
-  const planned: PlannedPart[] = [];
-  for (const [index, borrower] of borrowerBodies.entries()) {
-    const batch = borrowerBatches[index];
-    const record = await at(`borrowers[${index}]`, () => planPartCreate(borrowerPart, context, family, { ...borrower, [RESOLVED_CUSTOMER]: customers[index] }, batch));
-    planned.push({ batch, record, failure: 'borrower_write_failed' });
-  }
-  const borrowerIds = planned.map(({ record }) => record.id);
-  for (const { field, part, failure } of RECORD_KINDS) {
-    for (const [index, input] of arrayOf(body, field).entries()) {
-      const { borrower_index: borrowerIndex, ...fields } = input;
-      const borrowerId = borrowerIds[(borrowerIndex as number | undefined) ?? 0] ?? null;
-      const batch = new WriteBatch();
-      const record = await at(`${field}[${index}]`, () => planPartCreate(part, context, family, { ...fields, borrower_id: fields.borrower_id ?? borrowerId }, batch));
-      planned.push({ batch, record, failure, borrowerId: record.borrower_id as string | null });
+  // A number the counter hands out may have been given to another file by hand: take the next one.
+  let file: StoredRecord;
+  for (let attempt = 1; ; attempt++) {
+    const fileBatch = new WriteBatch();
+    file = await planCreate(mortgageFileEntity, context, scalarInput(body), fileBatch, { id: fileId, ...fields });
+    if (context.audit) fileBatch.add(context.audit.entry(file.id, 201));
+    try {
+      await fileBatch.commit();
+      break;
+    } catch (error) {
+      const autoNumbered = !body.file_number;
+      if (!(autoNumbered && error instanceof ApiError && error.status === 409 && attempt < FILE_NUMBER_ATTEMPTS)) throw error;
     }
   }
-
-  if (context.audit) fileBatch.add(context.audit.entry(file.id, 201));
-  await fileBatch.commit();
+  const family: Family = { parent: file, parts: new Map(), fresh: true };
+  rememberCustomers(family, customers);
+  const planned = await planParts(family, borrowerBatches);
 
   const childErrors: string[] = [];
   const failedBorrowers = new Set<string>();
@@ -173,12 +191,12 @@ export async function updateFileWithRecords(context: WriteContext, id: string, b
   const scalar = scalarInput(body);
   const sent = RECORD_KINDS.filter(({ field }) => Array.isArray(body[field]));
   const total = sent.reduce((sum, { field }) => sum + arrayOf(body, field).length, 0);
-  if (total > UPDATE_RECORDS_MAX) throw badRequest('Validation failed', { details: `incomes, bank_accounts, obligations: at most ${UPDATE_RECORDS_MAX} records per request` });
   const hasScalar = Object.values(scalar).some((value) => value !== undefined);
-  if (!hasScalar && total === 0 && sent.length === 0) throw badRequest('No updatable fields provided');
 
   const family = await retryOnVersionConflict(async () => {
     const family = await requireFamily(mortgageFileEntity, context.organizationId, id, true);
+    if (!hasScalar && total === 0 && sent.length === 0) throw badRequest('No updatable fields provided');
+    if (total > UPDATE_RECORDS_MAX) throw badRequest('Validation failed', { details: `incomes, bank_accounts, obligations: at most ${UPDATE_RECORDS_MAX} records per request` });
     const current = family.parent;
     assertPrecondition(context.ifMatch, current, versionOf(current) ?? 0);
     const batch = new WriteBatch();

@@ -22,9 +22,9 @@ export const FILE_NUMBER_START = 1000;
 const fileFields = z.object({
   file_number: text(30).min(1, 'must not be empty'),
   status: text(64).min(1, 'must not be empty'),
-  assigned_to: z.uuid({ error: 'must be a user id' }).nullable(),
-  customer_id: z.uuid({ error: 'must be a customer id' }).nullable(),
-  source_lead_id: z.uuid({ error: 'must be a lead id' }).nullable(),
+  assigned_to: z.union([z.literal(''), z.uuid({ error: 'must be a user id' })]).nullable(),
+  customer_id: z.union([z.literal(''), z.uuid({ error: 'must be a customer id' })]).nullable(),
+  source_lead_id: z.union([z.literal(''), z.uuid({ error: 'must be a lead id' })]).nullable(),
   mortgage_type: z.union([z.literal(''), listValue('mortgage-types')]).nullable(),
   mortgage_purpose: z.union([z.literal(''), listValue('mortgage-purposes')]).nullable(),
   property_value: amountSchema().nullable(),
@@ -40,7 +40,11 @@ type FileFields = z.infer<typeof fileFields>;
 export const FILE_FIELDS = Object.keys(fileFields.shape) as Array<keyof FileFields>;
 
 /** The file's own fields on create; the nested arrays are added by the create operation (routes.ts). */
-export const createMortgageFileFields = fileFields.partial();
+export const createMortgageFileFields = fileFields.partial().extend({
+  // Omitted, null or empty: the organization's next number and default status.
+  file_number: z.union([z.literal(''), text(30)]).nullable().optional(),
+  status: z.union([z.literal(''), text(64)]).nullable().optional(),
+});
 export const updateMortgageFileSchema = fileFields.partial().meta({ id: 'UpdateMortgageFileRequest' });
 export const changeMortgageFileStatusSchema = z
   .object({ status: text(64).min(1, 'must not be empty'), notes: text(FREE_TEXT_MAX).nullable().optional() })
@@ -97,6 +101,9 @@ export const statusHistoryRowSchema = z
     changed_at: dateTime,
   })
   .meta({ id: 'MortgageFileStatusHistoryRow' });
+
+/** The body's file fields, an empty string (or a string of spaces, trimmed) as null. */
+const FIELDS_TRIMMED_EMPTY = (input: Record<string, unknown>) => FILE_FIELDS.map((field) => [field, emptyToNull(input[field] ?? null)] as const);
 
 const invalid = (details: string, code?: string) => badRequest('Validation failed', { details, ...(code ? { code } : {}) });
 
@@ -178,20 +185,23 @@ export const mortgageFileEntity = defineEntity({
   ],
   async build(input, context) {
     const values: Record<string, unknown> = {};
-    for (const field of FILE_FIELDS) values[field] = emptyToNull(input[field] ?? null);
-    if (typeof values.status === 'string' && REJECTED_CREATE_STATUSES.has(values.status)) {
-      throw invalid(`status: a file cannot be created in status "${values.status}"`);
-    }
-    // Everything is validated before anything is written: references first, then the number is taken.
-    await checkReferences(context.organizationId, values);
-    const organization = await takeNextFileNumber(context.organizationId);
-    const status = (values.status as string | null) ?? organization.file_statuses.find((item) => item.is_default && item.is_active)?.value ?? 'setup';
+    for (const field of FIELDS_TRIMMED_EMPTY(input)) values[field[0]] = field[1];
+    const givenStatus = values.status as string | null;
+    if (givenStatus && REJECTED_CREATE_STATUSES.has(givenStatus)) throw invalid(`status: a file cannot be created in status "${givenStatus}"`);
+    // Everything is checked before the organization's counter moves: a refused create takes no number.
+    const [, organization] = await Promise.all([
+      checkReferences(context.organizationId, values),
+      givenStatus || values.file_number ? getOrganization(context.organizationId) : undefined,
+    ]);
+    if (givenStatus) checkedStatus(organization, givenStatus);
+    const numbered = values.file_number ? organization : await takeNextFileNumber(context.organizationId);
+    const status = givenStatus ?? numbered?.file_statuses.find((item) => item.is_default && item.is_active)?.value ?? 'setup';
     if (REJECTED_CREATE_STATUSES.has(status)) throw invalid(`status: a file cannot be created in status "${status}"`);
-    checkedStatus(organization, status);
+    checkedStatus(numbered, status);
     return {
       ...values,
       status,
-      file_number: values.file_number ?? String(FILE_NUMBER_START + organization.file_sequence),
+      file_number: values.file_number ?? String(FILE_NUMBER_START + (numbered as Organization).file_sequence),
       status_changed_at: null,
       status_comment: null,
       custom_fields: {},

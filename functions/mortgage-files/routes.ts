@@ -78,6 +78,7 @@ export const mortgageFileOperations: Operation[] = [
       versioned: true,
       response: { status: 200, description: 'The updated file; nested arrays are null when not sent', schema: mortgageFileSchema },
       errors: [400, 404, 409],
+      requirePath: ({ params, organizationId }) => requireRecord(mortgageFileEntity, organizationId, params.id),
       handle: async (input) => ok(await updateFileWithRecords(writeContextOf(input), input.params.id, input.body as Record<string, unknown>)),
     },
   ),
@@ -102,6 +103,7 @@ export const mortgageFileOperations: Operation[] = [
     versioned: true,
     response: { status: 200, description: 'The updated file', schema: mortgageFileSchema },
     errors: [400, 404],
+    requirePath: ({ params, organizationId }) => requireRecord(mortgageFileEntity, organizationId, params.id),
     handle: async (input) => {
       const body = input.body as z.infer<typeof changeMortgageFileStatusSchema>;
       const change = { status: body.status, [STATUS_NOTES]: body.notes === '' ? null : (body.notes ?? null) };

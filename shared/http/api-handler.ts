@@ -137,9 +137,15 @@ async function invoke(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStr
   }
   let body: unknown = undefined;
   if (operation.body) {
-    const parsed = operation.body.safeParse(parseJsonBody(event));
-    if (!parsed.success) throw badRequest('Validation failed', { details: describeIssues(parsed.error) });
-    body = parsed.data;
+    try {
+      const parsed = operation.body.safeParse(parseJsonBody(event));
+      if (!parsed.success) throw badRequest('Validation failed', { details: describeIssues(parsed.error) });
+      body = parsed.data;
+    } catch (error) {
+      // A missing record is a 404 even when the body is also wrong (path ids before the body).
+      await operation.requirePath?.({ params: state.params, organizationId: state.auth!.organizationId });
+      throw error;
+    }
   }
   let query: unknown = event.queryStringParameters ?? {};
   if (operation.query) {

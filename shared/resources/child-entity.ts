@@ -235,10 +235,10 @@ export async function planPartUpdate(part: PartDefinition, context: WriteContext
 }
 
 async function updatePart(part: PartDefinition, context: WriteContext, parentId: string, id: string, input: Record<string, unknown>): Promise<StoredRecord> {
-  if (Object.values(input).every((value) => value === undefined)) throw noUpdatableFields();
   return retryOnVersionConflict(async () => {
     const family = await requireFamily(part.parent, context.organizationId, parentId, true);
     const current = requirePart(part, family, id);
+    if (Object.values(input).every((value) => value === undefined)) throw noUpdatableFields();
     const batch = new WriteBatch();
     const updated = await planPartUpdate(part, context, family, current, input, batch);
     if (updated !== current) {
@@ -323,6 +323,7 @@ export function partOperations(part: PartDefinition, methods: CrudMethod[] = ['l
         versioned: true,
         response: { status: 201, description: `The created ${label}`, schema: part.schemas.record },
         errors: [400, 404, 409],
+        requirePath: ({ params, organizationId }) => requireFamily(part.parent, organizationId, params.id),
         handle: async (input) => {
           return created(await createPart(part, writeContextOf(input), input.params.id, input.body as Record<string, unknown>));
         },
@@ -353,6 +354,7 @@ export function partOperations(part: PartDefinition, methods: CrudMethod[] = ['l
           versioned: true,
           response: { status: 200, description: `The updated ${label}`, schema: part.schemas.record },
           errors: [400, 404, 409],
+          requirePath: async ({ params, organizationId }) => requirePart(part, await requireFamily(part.parent, organizationId, params.id), params[part.itemParam]),
           handle: async (input) => {
             return ok(await updatePart(part, writeContextOf(input), input.params.id, input.params[part.itemParam], input.body as Record<string, unknown>));
           },

@@ -96,6 +96,7 @@ export function crudOperations(entity: EntityDefinition, methods: CrudMethod[] =
           versioned: true,
           response: { status: 200, description: `The updated ${entity.label.toLowerCase()}`, schema: entity.schemas.record },
           errors: [400, 404, 409],
+          requirePath: ({ params, organizationId }) => requireRecord(entity, organizationId, params.id),
           handle: async (input) => ok(await updateRecord(entity, writeContextOf(input), input.params.id, input.body as Record<string, unknown>)),
         },
       ),

@@ -250,9 +250,9 @@ export async function planUpdate(entity: EntityDefinition, context: WriteContext
  * 412 when the client sent `If-Match`.
  */
 export async function updateRecord(entity: EntityDefinition, context: WriteContext, id: string, input: Record<string, unknown>): Promise<StoredRecord> {
-  if (Object.values(input).every((value) => value === undefined)) throw noUpdatableFields();
   return retryOnVersionConflict(async () => {
     const current = await requireRecord(entity, context.organizationId, id, true);
+    if (Object.values(input).every((value) => value === undefined)) throw noUpdatableFields();
     const batch = new WriteBatch();
     const updated = await planUpdate(entity, context, current, input, batch);
     if (updated === current) return current;

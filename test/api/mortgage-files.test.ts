@@ -1058,3 +1058,45 @@ describe('resources.md §1 Concurrency: ETag and If-Match', () => {
     expect(removed.status).toBe(200);
   });
 });
+
+describe('resources.md §1 "Order of checks", §5 numbering: what a refused create leaves', () => {
+  test('a create refused for its status or its file_number takes no number from the counter', async () => {
+    const tenant = await runtime.organization();
+    expect((await post(tenant, { status: 'zzz' })).status).toBe(400);
+    expect((await post(tenant, { file_number: 'A' })).status).toBe(201);
+    expect((await post(tenant, { file_number: 'A' })).status).toBe(409);
+    expect((await create(tenant)).file_number).toBe('1001');
+  });
+
+  test('an omitted file_number skips a number already given by hand', async () => {
+    const tenant = await runtime.organization();
+    expect((await post(tenant, { file_number: '1002' })).status).toBe(201);
+    expect((await create(tenant)).file_number).toBe('1001');
+    expect((await create(tenant)).file_number).toBe('1003');
+  });
+
+  test('file_number and status sent empty or null mean the defaults; an empty id field means none', async () => {
+    const tenant = await runtime.organization();
+    const file = await create(tenant, { file_number: '', status: null, assigned_to: '', customer_id: '', source_lead_id: '' });
+    expect(file).toMatchObject({ file_number: '1001', status: 'setup', assigned_to: null, customer_id: null, source_lead_id: null });
+    expect((await create(tenant, { file_number: null, status: '' })).file_number).toBe('1002');
+    const assigned = await update(tenant, file.id, { assigned_to: tenant.userId });
+    expect(assigned.body.assigned_to).toBe(tenant.userId);
+    expect((await update(tenant, file.id, { assigned_to: '' })).body.assigned_to).toBeNull();
+  });
+
+  test('path ids come before the body: another organization\'s or a missing file is a 404 even with an invalid body', async () => {
+    const tenant = await runtime.organization();
+    const stranger = await runtime.organization();
+    const file = await create(tenant);
+    for (const id of [file.id, MISSING_ID]) {
+      expect((await update(stranger, id, { property_value: 'x' })).status).toBe(404);
+      expect((await update(stranger, id, {}, 'PUT')).status).toBe(404);
+      expect((await changeStatus(stranger, id, {})).status).toBe(404);
+      expect((await runtime.request('POST', `/mortgage-files/${id}/incomes`, { key: stranger.apiKey, body: { monthly_amount: 'x' } })).status).toBe(404);
+    }
+    // The owner still gets the body's 400.
+    expect((await update(tenant, file.id, { property_value: 'x' })).status).toBe(400);
+    expect((await update(tenant, file.id, {})).body.error).toBe('No updatable fields provided');
+  });
+});
