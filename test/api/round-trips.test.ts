@@ -85,3 +85,63 @@ test('lead operations stay within their DynamoDB round-trip budgets (auth and ra
     expect(counts[operation]).toBeLessThanOrEqual(budget);
   }
 });
+
+/** Mortgage files and their records (README "DynamoDB round trips per operation"), auth and rate limit included. */
+export const FILE_ROUND_TRIP_BUDGET = {
+  'POST /mortgage-files with 2 new borrowers': 5,
+  'GET /mortgage-files/{id}': 3,
+  'GET /mortgage-files': 3,
+  'GET /mortgage-files?search=': 3,
+  'PATCH /mortgage-files/{id}': 3,
+  'PATCH /mortgage-files/{id} same values': 3,
+  'PATCH /mortgage-files/{id}/status': 4,
+  'POST /mortgage-files/{id}/borrowers': 4,
+  'POST /mortgage-files/{id}/incomes': 3,
+  'GET /mortgage-files/{id}/incomes/{incomeId}': 2,
+  'PATCH /mortgage-files/{id}/incomes/{incomeId}': 3,
+  'DELETE /mortgage-files/{id}': 5,
+};
+
+test('mortgage file operations stay within their DynamoDB round-trip budgets', async () => {
+  const counts: Record<string, number> = {};
+  const created = await measure('POST', '/mortgage-files', {
+    requested_amount: 900_000,
+    borrowers: [
+      { first_name: 'Dana', last_name: 'Cohen' },
+      { first_name: 'Avi', last_name: 'Cohen' },
+    ],
+  });
+  expect(created.response.status).toBe(201);
+  expect(created.response.body.borrowers).toHaveLength(2);
+  counts['POST /mortgage-files with 2 new borrowers'] = created.roundTrips;
+  const id = created.response.body.id;
+
+  const read = await measure('GET', `/mortgage-files/${id}`);
+  expect(read.response.body.borrowers).toHaveLength(2);
+  counts['GET /mortgage-files/{id}'] = read.roundTrips;
+  counts['GET /mortgage-files'] = (await measure('GET', '/mortgage-files')).roundTrips;
+  const searched = await measure('GET', '/mortgage-files?search=cohen');
+  expect(searched.response.body.count).toBe(1);
+  counts['GET /mortgage-files?search='] = searched.roundTrips;
+  counts['PATCH /mortgage-files/{id}'] = (await measure('PATCH', `/mortgage-files/${id}`, { property_city: 'Haifa' })).roundTrips;
+  counts['PATCH /mortgage-files/{id} same values'] = (await measure('PATCH', `/mortgage-files/${id}`, { property_city: 'Haifa' })).roundTrips;
+  counts['PATCH /mortgage-files/{id}/status'] = (await measure('PATCH', `/mortgage-files/${id}/status`, { status: 'collecting_documents', notes: 'Started' })).roundTrips;
+  const borrower = await measure('POST', `/mortgage-files/${id}/borrowers`, { first_name: 'Noa', last_name: 'Levi' });
+  expect(borrower.response.status).toBe(201);
+  counts['POST /mortgage-files/{id}/borrowers'] = borrower.roundTrips;
+  const income = await measure('POST', `/mortgage-files/${id}/incomes`, { borrower_id: borrower.response.body.id, income_type: 'salary', monthly_amount: 12000 });
+  expect(income.response.status).toBe(201);
+  counts['POST /mortgage-files/{id}/incomes'] = income.roundTrips;
+  const incomePath = `/mortgage-files/${id}/incomes/${income.response.body.id}`;
+  counts['GET /mortgage-files/{id}/incomes/{incomeId}'] = (await measure('GET', incomePath)).roundTrips;
+  counts['PATCH /mortgage-files/{id}/incomes/{incomeId}'] = (await measure('PATCH', incomePath, { monthly_amount: 12500 })).roundTrips;
+  const removed = await measure('DELETE', `/mortgage-files/${id}`);
+  expect(removed.response.status).toBe(200);
+  counts['DELETE /mortgage-files/{id}'] = removed.roundTrips;
+
+  process.stdout.write(`DynamoDB round trips per file operation: ${JSON.stringify(counts)}\n`);
+  for (const [operation, budget] of Object.entries(FILE_ROUND_TRIP_BUDGET)) {
+    expect({ operation, roundTrips: counts[operation] }).toEqual({ operation, roundTrips: expect.any(Number) });
+    expect(counts[operation]).toBeLessThanOrEqual(budget);
+  }
+});
