@@ -1,12 +1,11 @@
 import * as z from 'zod';
-import { defineOperation, partialUpdateOperations, type Operation } from '../../shared/http/operation';
+import { defineOperation, type Operation } from '../../shared/http/operation';
 import { versionOf, withVersion } from '../../shared/http/record-version';
-import { created, deleted, deleteResultSchema, list, ok } from '../../shared/http/response';
+import { list, ok } from '../../shared/http/response';
 import { getOrganization } from '../../shared/organizations/organization.repository';
 import { activeStatuses, statusItemSchema } from '../../shared/organizations/system-statuses';
-import type { StoredRecord } from '../../shared/resources/entity';
-import { createRecord, deleteRecord, listRecords, requireRecord, updateRecord } from '../../shared/resources/entity.repository';
-import { listQuerySchema, writeContextOf } from '../../shared/resources/crud-operations';
+import { deleteRecord, listRecords, requireRecord, updateRecord } from '../../shared/resources/entity.repository';
+import { listQuerySchema, resourceOperations, writeContextOf } from '../../shared/resources/crud-operations';
 import { getTableName } from '../../shared/storage/dynamo-client';
 import { entityKeys } from '../../shared/storage/keys';
 import { queryAll } from '../../shared/storage/paginated-requests';
@@ -28,29 +27,19 @@ const historyListSchema = z.object({ data: z.array(statusHistoryRowSchema), coun
 const HISTORY_FIELDS = Object.keys(statusHistoryRowSchema.shape);
 
 export const mortgageFileOperations: Operation[] = [
-  defineOperation({
-    method: 'GET',
-    path: '/mortgage-files',
-    operationId: 'listMortgageFiles',
-    summary: 'List mortgage files, newest first; search over file number and property; filters customer_id, status, assigned_to, source_lead_id, mortgage_type',
+  // The file with its records: the shared CRUD operations over the file's own create, read and update.
+  ...resourceOperations({
+    label: mortgageFileEntity.label,
+    names: mortgageFileEntity.names,
+    collection: mortgageFileEntity.path,
+    itemParam: 'id',
+    schemas: { create: createMortgageFileSchema, update: updateMortgageFileWithRecordsSchema, record: mortgageFileSchema, list: mortgageFileEntity.schemas.list },
     query: listQuerySchema(mortgageFileEntity),
-    response: { status: 200, description: 'A page of files (without nested arrays) and the total count', schema: mortgageFileEntity.schemas.list },
-    errors: [400],
-    handle: async ({ auth, query }) => {
-      const page = await listRecords(mortgageFileEntity, auth.organizationId, query as Record<string, string | undefined>);
-      return list(page.data, page.count);
-    },
-  }),
-  defineOperation({
-    method: 'POST',
-    path: '/mortgage-files',
-    operationId: 'createMortgageFile',
-    summary: 'Create a mortgage file (number from the organization counter when omitted; status the default or setup)',
-    body: createMortgageFileSchema,
-    versioned: true,
-    response: { status: 201, description: 'The created file', schema: mortgageFileSchema },
-    errors: [400, 409],
-    handle: async (input) => created(await createFileWithRecords(writeContextOf(input), input.body as Record<string, unknown>)),
+    list: (organizationId, _params, query) => listRecords(mortgageFileEntity, organizationId, query),
+    create: (context, _params, body) => createFileWithRecords(context, body),
+    get: (organizationId, params) => readFile(organizationId, params.id),
+    update: (context, params, body) => updateFileWithRecords(context, params.id, body),
+    delete: (context, params) => deleteRecord(mortgageFileEntity, context, params.id),
   }),
   defineOperation({
     method: 'GET',
@@ -59,40 +48,6 @@ export const mortgageFileOperations: Operation[] = [
     summary: "The organization's active mortgage-file statuses, in display order",
     response: { status: 200, description: 'Status items', schema: z.array(statusItemSchema).meta({ id: 'MortgageFileStatusList' }) },
     handle: async ({ auth }) => ok(activeStatuses((await getOrganization(auth.organizationId))?.file_statuses ?? [])),
-  }),
-  defineOperation({
-    method: 'GET',
-    path: '/mortgage-files/{id}',
-    operationId: 'getMortgageFile',
-    summary: 'Get a mortgage file with its nested records',
-    versioned: true,
-    response: { status: 200, description: 'The file', schema: mortgageFileSchema },
-    handle: async ({ auth, params }) => ok(await readFile(auth.organizationId, params.id)),
-  }),
-  ...partialUpdateOperations(
-    { put: 'replaceMortgageFile', patch: 'updateMortgageFile' },
-    {
-      path: '/mortgage-files/{id}',
-      summary: 'Update a mortgage file (PUT and PATCH are the same partial update; only changed fields are written)',
-      body: updateMortgageFileWithRecordsSchema,
-      versioned: true,
-      response: { status: 200, description: 'The updated file; nested arrays are null when not sent', schema: mortgageFileSchema },
-      errors: [400, 404, 409],
-      requirePath: ({ params, organizationId }) => requireRecord(mortgageFileEntity, organizationId, params.id),
-      handle: async (input) => ok(await updateFileWithRecords(writeContextOf(input), input.params.id, input.body as Record<string, unknown>)),
-    },
-  ),
-  defineOperation({
-    method: 'DELETE',
-    path: '/mortgage-files/{id}',
-    operationId: 'deleteMortgageFile',
-    summary: 'Delete a mortgage file and everything in it',
-    versioned: true,
-    response: { status: 200, description: 'Deleted', schema: deleteResultSchema },
-    handle: async (input) => {
-      await deleteRecord(mortgageFileEntity, writeContextOf(input), input.params.id);
-      return deleted('Mortgage file deleted');
-    },
   }),
   defineOperation({
     method: 'PATCH',

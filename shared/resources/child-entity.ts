@@ -2,14 +2,13 @@ import * as z from 'zod';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { noUpdatableFields, recordNotFound } from '../http/errors';
 import { parsePaging } from '../http/list-query';
-import { defineOperation, partialUpdateOperations, type Operation } from '../http/operation';
+import type { Operation } from '../http/operation';
 import { assertPrecondition, storedVersion, versionOf, withVersion } from '../http/record-version';
-import { created, deleted, deleteResultSchema, list, ok } from '../http/response';
 import { newId, nowIso } from '../ids';
 import { getDocumentClient, getTableName } from '../storage/dynamo-client';
 import { entityKeys, type ItemKey } from '../storage/keys';
 import type { WriteContext } from '../write-context';
-import { pagingQuerySchema, writeContextOf, type CrudMethod } from './crud-operations';
+import { pagingQuerySchema, resourceOperations, type CrudMethod } from './crud-operations';
 import type { EntityDefinition, StoredRecord } from './entity';
 import { internalsOf, itemFromRecord, recordFromItem, sameValue, versionedWrite, withInternals } from './entity.repository';
 import { retryOnVersionConflict, VersionConflict, WriteBatch } from './write-batch';
@@ -279,105 +278,34 @@ async function getPart(part: PartDefinition, organizationId: string, parentId: s
   return (await presentParts(part, [requirePart(part, family, id)], family))[0];
 }
 
-const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
-
-
 /**
  * `GET/POST <parent>/{id}/<segment>`, `GET/PUT/PATCH/DELETE <parent>/{id}/<segment>/{<itemParam>}`.
  * A parent of another organization, missing or deleted, is the parent's 404; a part of another
  * parent is the part's 404.
  */
-export function partOperations(part: PartDefinition, methods: CrudMethod[] = ['list', 'create', 'get', 'update', 'delete']): Operation[] {
-  const { singular, plural } = part.names;
-  const collection = `${part.parent.path}/{id}/${part.segment}`;
-  const item = `${collection}/{${part.itemParam}}`;
-  const label = part.label.toLowerCase();
-  const operations: Operation[] = [];
-  if (methods.includes('list')) {
-    operations.push(
-      defineOperation({
-        method: 'GET',
-        path: collection,
-        operationId: `list${capitalized(plural)}`,
-        summary: `List the ${label} records of a ${part.parent.label.toLowerCase()}`,
-        query: pagingQuerySchema(),
-        response: { status: 200, description: `A page of ${label} records and their count`, schema: part.schemas.list },
-        handle: async ({ auth, params, query }) => {
-          const family = await requireFamily(part.parent, auth.organizationId, params.id);
-          const records = siblingsOf(family, part);
-          const { limit, offset } = parsePaging(query as Record<string, string | undefined>);
-          const page = ordered(part, records).slice(offset, offset + limit);
-          return list(part.present ? await part.present(page, family) : page, records.length);
-        },
-      }),
-    );
-  }
-  if (methods.includes('create')) {
-    operations.push(
-      defineOperation({
-        method: 'POST',
-        path: collection,
-        operationId: `create${capitalized(singular)}`,
-        summary: `Add a ${label} to a ${part.parent.label.toLowerCase()}`,
-        body: part.schemas.create,
-        versioned: true,
-        response: { status: 201, description: `The created ${label}`, schema: part.schemas.record },
-        errors: [400, 404, 409],
-        requirePath: ({ params, organizationId }) => requireFamily(part.parent, organizationId, params.id),
-        handle: async (input) => {
-          return created(await createPart(part, writeContextOf(input), input.params.id, input.body as Record<string, unknown>));
-        },
-      }),
-    );
-  }
-  if (methods.includes('get')) {
-    operations.push(
-      defineOperation({
-        method: 'GET',
-        path: item,
-        operationId: `get${capitalized(singular)}`,
-        summary: `Get a ${label}`,
-        versioned: true,
-        response: { status: 200, description: `The ${label}`, schema: part.schemas.record },
-        handle: async ({ auth, params }) => ok(await getPart(part, auth.organizationId, params.id, params[part.itemParam])),
-      }),
-    );
-  }
-  if (methods.includes('update')) {
-    operations.push(
-      ...partialUpdateOperations(
-        { put: `replace${capitalized(singular)}`, patch: `update${capitalized(singular)}` },
-        {
-          path: item,
-          summary: `Update a ${label} (PUT and PATCH are the same partial update)`,
-          body: part.schemas.update,
-          versioned: true,
-          response: { status: 200, description: `The updated ${label}`, schema: part.schemas.record },
-          errors: [400, 404, 409],
-          requirePath: async ({ params, organizationId }) => requirePart(part, await requireFamily(part.parent, organizationId, params.id), params[part.itemParam]),
-          handle: async (input) => {
-            return ok(await updatePart(part, writeContextOf(input), input.params.id, input.params[part.itemParam], input.body as Record<string, unknown>));
-          },
-        },
-      ),
-    );
-  }
-  if (methods.includes('delete')) {
-    operations.push(
-      defineOperation({
-        method: 'DELETE',
-        path: item,
-        operationId: `delete${capitalized(singular)}`,
-        summary: `Delete a ${label}`,
-        versioned: true,
-        response: { status: 200, description: 'Deleted', schema: deleteResultSchema },
-        errors: [400, 404, 409],
-        handle: async (input) => {
-          await deletePart(part, writeContextOf(input), input.params.id, input.params[part.itemParam]);
-          return deleted(`${part.label} deleted`);
-        },
-      }),
-    );
-  }
-  return operations;
+export function partOperations(part: PartDefinition, methods?: CrudMethod[]): Operation[] {
+  return resourceOperations(
+    {
+      label: part.label,
+      names: part.names,
+      collection: `${part.parent.path}/{id}/${part.segment}`,
+      itemParam: part.itemParam,
+      within: `a ${part.parent.label.toLowerCase()}`,
+      schemas: part.schemas,
+      query: pagingQuerySchema(),
+      list: async (organizationId, params, query) => {
+        const family = await requireFamily(part.parent, organizationId, params.id);
+        const records = siblingsOf(family, part);
+        const { limit, offset } = parsePaging(query);
+        const page = ordered(part, records).slice(offset, offset + limit);
+        return { data: part.present ? await part.present(page, family) : page, count: records.length };
+      },
+      create: (context, params, body) => createPart(part, context, params.id, body),
+      get: (organizationId, params) => getPart(part, organizationId, params.id, params[part.itemParam]),
+      update: (context, params, body) => updatePart(part, context, params.id, params[part.itemParam], body),
+      delete: (context, params) => deletePart(part, context, params.id, params[part.itemParam]),
+      requireCollection: (organizationId, params) => requireFamily(part.parent, organizationId, params.id),
+    },
+    methods,
+  );
 }

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { defineOperation, partialUpdateOperations, type Operation, type OperationInput } from '../http/operation';
 import { created, deleted, deleteResultSchema, list, ok } from '../http/response';
 import type { WriteContext } from '../write-context';
-import type { EntityDefinition } from './entity';
+import type { EntityDefinition, StoredRecord } from './entity';
 import { createRecord, deleteRecord, listRecords, requireRecord, updateRecord } from './entity.repository';
 
 export const writeContextOf = ({ auth, audit, ifMatch }: OperationInput<unknown, unknown>): WriteContext => ({
@@ -31,27 +31,56 @@ export function listQuerySchema(entity: EntityDefinition) {
 const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 export type CrudMethod = 'list' | 'create' | 'get' | 'update' | 'delete';
+const ALL_METHODS: CrudMethod[] = ['list', 'create', 'get', 'update', 'delete'];
+
+type Params = Record<string, string>;
 
 /**
- * The CRUD operations of a declared resource: `GET/POST <path>`, `GET/PUT/PATCH/DELETE <path>/{id}`
- * (PUT = PATCH). Every item answer carries its ETag; writes honour If-Match.
+ * What the CRUD operations of a resource need: its names, paths, schemas, and how its records are
+ * listed, created, read, updated and deleted (a top-level entity's repository, or a part's).
  */
-export function crudOperations(entity: EntityDefinition, methods: CrudMethod[] = ['list', 'create', 'get', 'update', 'delete']): Operation[] {
-  const { singular, plural } = entity.names;
-  const item = `${entity.path}/{id}`;
+export interface CrudResource {
+  label: string;
+  names: { singular: string; plural: string };
+  /** The collection's path; the item is `<collection>/{<itemParam>}`. */
+  collection: string;
+  itemParam: string;
+  /** What the collection is part of, for summaries (`of a mortgage file`). */
+  within?: string;
+  schemas: { create: z.ZodType; update: z.ZodType; record: z.ZodType; list: z.ZodType };
+  query: z.ZodType;
+  list(organizationId: string, params: Params, query: Record<string, string | undefined>): Promise<{ data: StoredRecord[]; count: number }>;
+  create(context: WriteContext, params: Params, body: Record<string, unknown>): Promise<StoredRecord>;
+  get(organizationId: string, params: Params): Promise<StoredRecord>;
+  update(context: WriteContext, params: Params, body: Record<string, unknown>): Promise<StoredRecord>;
+  delete(context: WriteContext, params: Params): Promise<unknown>;
+  /** The record a body-less check finds for the path (path ids before the body). */
+  requireCollection?(organizationId: string, params: Params): Promise<unknown>;
+}
+
+/**
+ * The CRUD operations of a resource: `GET/POST <collection>`, `GET/PUT/PATCH/DELETE <item>`
+ * (PUT = PATCH). Every item answer carries its ETag; writes honour If-Match; a missing record is a
+ * 404 before its body is judged.
+ */
+export function resourceOperations(resource: CrudResource, methods: CrudMethod[] = ALL_METHODS): Operation[] {
+  const { singular, plural } = resource.names;
+  const item = `${resource.collection}/{${resource.itemParam}}`;
+  const label = resource.label.toLowerCase();
+  const within = resource.within ? ` of ${resource.within}` : '';
   const operations: Operation[] = [];
   if (methods.includes('list')) {
     operations.push(
       defineOperation({
         method: 'GET',
-        path: entity.path,
+        path: resource.collection,
         operationId: `list${capitalized(plural)}`,
-        summary: `List ${entity.label.toLowerCase()} records, newest first`,
-        query: listQuerySchema(entity),
-        response: { status: 200, description: `A page of ${entity.label.toLowerCase()} records and the total count of matches`, schema: entity.schemas.list },
+        summary: `List the ${label} records${within}`,
+        query: resource.query,
+        response: { status: 200, description: `A page of ${label} records and the total count of matches`, schema: resource.schemas.list },
         errors: [400],
-        handle: async ({ auth, query }) => {
-          const page = await listRecords(entity, auth.organizationId, query as Record<string, string | undefined>);
+        handle: async ({ auth, params, query }) => {
+          const page = await resource.list(auth.organizationId, params, query as Record<string, string | undefined>);
           return list(page.data, page.count);
         },
       }),
@@ -61,14 +90,15 @@ export function crudOperations(entity: EntityDefinition, methods: CrudMethod[] =
     operations.push(
       defineOperation({
         method: 'POST',
-        path: entity.path,
+        path: resource.collection,
         operationId: `create${capitalized(singular)}`,
-        summary: `Create a ${entity.label.toLowerCase()}`,
-        body: entity.schemas.create,
+        summary: `Create a ${label}${within}`,
+        body: resource.schemas.create,
         versioned: true,
-        response: { status: 201, description: `The created ${entity.label.toLowerCase()}`, schema: entity.schemas.record },
-        errors: [400, 409],
-        handle: async (input) => created(await createRecord(entity, writeContextOf(input), input.body as Record<string, unknown>)),
+        response: { status: 201, description: `The created ${label}`, schema: resource.schemas.record },
+        errors: resource.requireCollection ? [400, 404, 409] : [400, 409],
+        ...(resource.requireCollection ? { requirePath: ({ params, organizationId }) => resource.requireCollection!(organizationId, params) } : {}),
+        handle: async (input) => created(await resource.create(writeContextOf(input), input.params, input.body as Record<string, unknown>)),
       }),
     );
   }
@@ -78,10 +108,10 @@ export function crudOperations(entity: EntityDefinition, methods: CrudMethod[] =
         method: 'GET',
         path: item,
         operationId: `get${capitalized(singular)}`,
-        summary: `Get a ${entity.label.toLowerCase()}`,
+        summary: `Get a ${label}`,
         versioned: true,
-        response: { status: 200, description: `The ${entity.label.toLowerCase()}`, schema: entity.schemas.record },
-        handle: async ({ auth, params }) => ok(await requireRecord(entity, auth.organizationId, params.id)),
+        response: { status: 200, description: `The ${label}`, schema: resource.schemas.record },
+        handle: async ({ auth, params }) => ok(await resource.get(auth.organizationId, params)),
       }),
     );
   }
@@ -91,13 +121,13 @@ export function crudOperations(entity: EntityDefinition, methods: CrudMethod[] =
         { put: `replace${capitalized(singular)}`, patch: `update${capitalized(singular)}` },
         {
           path: item,
-          summary: `Update a ${entity.label.toLowerCase()} (PUT and PATCH are the same partial update)`,
-          body: entity.schemas.update,
+          summary: `Update a ${label} (PUT and PATCH are the same partial update)`,
+          body: resource.schemas.update,
           versioned: true,
-          response: { status: 200, description: `The updated ${entity.label.toLowerCase()}`, schema: entity.schemas.record },
+          response: { status: 200, description: `The updated ${label}`, schema: resource.schemas.record },
           errors: [400, 404, 409],
-          requirePath: ({ params, organizationId }) => requireRecord(entity, organizationId, params.id),
-          handle: async (input) => ok(await updateRecord(entity, writeContextOf(input), input.params.id, input.body as Record<string, unknown>)),
+          requirePath: ({ params, organizationId }) => resource.get(organizationId, params),
+          handle: async (input) => ok(await resource.update(writeContextOf(input), input.params, input.body as Record<string, unknown>)),
         },
       ),
     );
@@ -108,16 +138,36 @@ export function crudOperations(entity: EntityDefinition, methods: CrudMethod[] =
         method: 'DELETE',
         path: item,
         operationId: `delete${capitalized(singular)}`,
-        summary: `Delete a ${entity.label.toLowerCase()}`,
+        summary: `Delete a ${label}`,
         versioned: true,
         response: { status: 200, description: 'Deleted', schema: deleteResultSchema },
         errors: [400, 404, 409],
         handle: async (input) => {
-          await deleteRecord(entity, writeContextOf(input), input.params.id);
-          return deleted(`${entity.label} deleted`);
+          await resource.delete(writeContextOf(input), input.params);
+          return deleted(`${resource.label} deleted`);
         },
       }),
     );
   }
   return operations;
+}
+
+/** The CRUD operations of a declared top-level entity (`<path>`, `<path>/{id}`). */
+export function crudOperations(entity: EntityDefinition, methods: CrudMethod[] = ALL_METHODS): Operation[] {
+  return resourceOperations(
+    {
+      label: entity.label,
+      names: entity.names,
+      collection: entity.path,
+      itemParam: 'id',
+      schemas: entity.schemas,
+      query: listQuerySchema(entity),
+      list: (organizationId, _params, query) => listRecords(entity, organizationId, query),
+      create: (context, _params, body) => createRecord(entity, context, body),
+      get: (organizationId, params) => requireRecord(entity, organizationId, params.id),
+      update: (context, params, body) => updateRecord(entity, context, params.id, body),
+      delete: (context, params) => deleteRecord(entity, context, params.id),
+    },
+    methods,
+  );
 }
