@@ -15,6 +15,8 @@ import type { WriteContext } from '../../shared/write-context';
 import { createCustomerSchema, customerEntity, customerSchema } from '../customers/customer.entity';
 import { normalizeIdNumber, type IdType } from '../customers/id-number';
 import { mortgageFileEntity } from './mortgage-file.entity';
+import { activeDocumentTemplates, borrowerTemplates, planRequirements, REQUIREMENT_TYPE } from './requirement.part';
+import type { DocumentTemplate } from '../../shared/organizations/file-settings.repository';
 
 export const MAX_BORROWERS = 10;
 /** Input key of a customer resolved (and its writes planned) before the borrower is planned: a file created with its borrowers. */
@@ -24,6 +26,23 @@ const knownCustomers = new WeakMap<Family, Map<string, StoredRecord>>();
 export function rememberCustomers(family: Family, customers: StoredRecord[]): void {
   knownCustomers.set(family, new Map(customers.map((customer) => [customer.id, customer])));
 }
+
+/**
+ * The per-borrower requirements (resources.md §6, §9.8) of the borrower being planned, waiting for
+ * its id: `build` returns the fields before the part machinery gives the record its id, and the
+ * first step that sees the new record with its id, in the same batch, is `parentAttributes`. Keyed by
+ * the file record the family holds (one borrower is planned at a time on a family).
+ */
+interface AwaitingRequirements {
+  customerId: string;
+  templates: DocumentTemplate[];
+  context: WriteContext;
+  batch: WriteBatch;
+}
+const awaitingRequirements = new WeakMap<StoredRecord, AwaitingRequirements>();
+
+/** The parts a borrower's DELETE removes with it (resources.md §6); documents and others naming it stay. */
+const OWNED_BY_BORROWER = new Set(['INCOME', 'BANK_ACCOUNT', 'OBLIGATION', REQUIREMENT_TYPE]);
 
 /** Customer fields a borrower body may carry inline (resources.md §6). */
 export const INLINE_CUSTOMER_FIELDS = [
@@ -167,12 +186,14 @@ export const borrowerPart = definePart({
     const siblings = siblingsOf(family, borrowerPart);
     if (siblings.length >= MAX_BORROWERS) throw invalid(`borrowers: a mortgage file has at most ${MAX_BORROWERS} borrowers`);
     const resolved = (input as { [RESOLVED_CUSTOMER]?: StoredRecord })[RESOLVED_CUSTOMER];
-    const customer = resolved ?? (await resolveBorrowerCustomer(context, input, batch));
+    // The organization's templates are read once per request, alongside the customer's reads.
+    const [customer, templates] = await Promise.all([resolved ?? resolveBorrowerCustomer(context, input, batch), activeDocumentTemplates(context)]);
     const existing = siblings.find((borrower) => borrower.customer_id === customer.id);
     if (existing) {
       throw conflict('Borrower already exists', { details: 'This customer is already a borrower of the mortgage file', extra: { existing_link_id: existing.id } });
     }
     const highest = siblings.reduce((max, borrower) => Math.max(max, borrower.order_index as number), -1);
+    awaitingRequirements.set(family.parent, { customerId: customer.id, templates: borrowerTemplates(templates), context, batch });
     return {
       customer_id: customer.id,
       order_index: typeof input.order_index === 'number' ? input.order_index : highest + 1,
@@ -203,9 +224,9 @@ export const borrowerPart = definePart({
     if (borrowers.length > 1 && mainBorrowerOf(borrowers)?.id === record.id) {
       throw conflict('Main borrower', { details: 'The main borrower cannot be removed while the file has other borrowers' });
     }
-    // The borrower's incomes, bank accounts and obligations go with it (resources.md §6).
+    // The borrower's incomes, bank accounts, obligations and requirements go with it (resources.md §6).
     for (const [type, records] of family.parts) {
-      if (type === borrowerPart.type) continue;
+      if (!OWNED_BY_BORROWER.has(type)) continue;
       for (const owned of records.filter((candidate) => candidate.borrower_id === record.id)) {
         batch.add({ Delete: { TableName: getTableName(), Key: { pk: entityKeys.record(mortgageFileEntity.type, context.organizationId, family.parent.id).pk, sk: `${mortgageFileEntity.type}#${type}#${owned.id}` } } });
       }
@@ -213,6 +234,11 @@ export const borrowerPart = definePart({
   },
   parentAttributes(family: Family) {
     const borrowers = siblingsOf(family, borrowerPart);
+    // A borrower just planned (its customer is on one borrower only): its requirements join its batch.
+    const awaiting = awaitingRequirements.get(family.parent);
+    awaitingRequirements.delete(family.parent);
+    const added = awaiting && borrowers.find((borrower) => borrower.customer_id === awaiting.customerId);
+    if (awaiting && added) planRequirements(awaiting.context, family, awaiting.templates, added.id, awaiting.batch);
     return {
       borrower_customer_ids: [...new Set(borrowers.map((borrower) => borrower.customer_id as string))],
       borrower_names: buildSearchText(borrowers.map((borrower) => (borrower.search_names as string | null) ?? null)) ?? '',

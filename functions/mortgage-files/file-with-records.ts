@@ -20,6 +20,7 @@ import type { WriteContext } from '../../shared/write-context';
 import { borrowerPart, createBorrowerSchema, MAX_BORROWERS, rememberCustomers, RESOLVED_CUSTOMER, resolveBorrowerCustomer } from './borrower.part';
 import { bankAccountPart, incomePart, obligationPart } from './file-records.part';
 import { createMortgageFileFields, mortgageFileEntity, updateMortgageFileSchema } from './mortgage-file.entity';
+import { activeDocumentTemplates, fileTemplates, planRequirements, REQUIREMENT_TYPE } from './requirement.part';
 
 /** The three record kinds a file body may carry, with their write-failure codes (resources.md §5). */
 const RECORD_KINDS = [
@@ -90,10 +91,13 @@ interface PlannedPart {
 
 /**
  * POST /mortgage-files (resources.md §5 "Create"): everything is validated and planned first (400:
- * nothing saved); then the file in one transaction, then each borrower (with its customer) and each
- * record one by one. A nested write that fails adds its code to `child_errors`; the answer is 201.
+ * nothing saved); then the file with its per-file requirements in one transaction, then each borrower
+ * (with its customer and its per-borrower requirements) and each record one by one. A nested write
+ * that fails adds its code to `child_errors`; the answer is 201.
  */
 export async function createFileWithRecords(context: WriteContext, body: Body): Promise<StoredRecord> {
+  // The required-document templates (§9.8), read once, alongside the customers' reads.
+  const templates = activeDocumentTemplates(context);
   const borrowerBodies = arrayOf(body, 'borrowers');
   // Customers first: which one each borrower means, and what writing it takes.
   const borrowerBatches = borrowerBodies.map(() => new WriteBatch());
@@ -138,11 +142,16 @@ export async function createFileWithRecords(context: WriteContext, body: Body): 
   const draft = withVersion({ id: fileId, organization_id: context.organizationId, created_at: nowIso(), updated_at: nowIso() } as StoredRecord, 1);
   await planParts({ parent: draft, parts: new Map(), fresh: true }, undefined);
 
+  // Awaited before the organization's counter moves: a failed read takes no file number.
+  const ownTemplates = fileTemplates(await templates);
   // A number the counter hands out may have been given to another file by hand: take the next one.
   let file: StoredRecord;
+  let fileRequirements: StoredRecord[];
   for (let attempt = 1; ; attempt++) {
     const fileBatch = new WriteBatch();
     file = await planCreate(mortgageFileEntity, context, scalarInput(body), fileBatch, { id: fileId, ...fields });
+    const fileFamily: Family = { parent: file, parts: new Map(), fresh: true };
+    fileRequirements = planRequirements(context, fileFamily, ownTemplates, null, fileBatch);
     if (context.audit) fileBatch.add(context.audit.entry(file.id, 201));
     try {
       await fileBatch.commit();
@@ -152,7 +161,7 @@ export async function createFileWithRecords(context: WriteContext, body: Body): 
       if (!(autoNumbered && error instanceof ApiError && error.status === 409 && attempt < FILE_NUMBER_ATTEMPTS)) throw error;
     }
   }
-  const family: Family = { parent: file, parts: new Map(), fresh: true };
+  const family: Family = { parent: file, parts: new Map([[REQUIREMENT_TYPE, fileRequirements]]), fresh: true };
   rememberCustomers(family, customers);
   const planned = await planParts(family, borrowerBatches);
 
@@ -173,9 +182,12 @@ export async function createFileWithRecords(context: WriteContext, body: Body): 
       if (part.failure === 'borrower_write_failed') failedBorrowers.add(part.record.id);
     }
   }
+  // A borrower's requirements were written with it; the file's own with the file.
+  const isWritten = (type: string, record: StoredRecord) =>
+    type === REQUIREMENT_TYPE ? record.borrower_id === null || written.has(record.borrower_id as string) : written.has(record.id);
   const saved: Family = {
     parent: withVersion(family.parent, 1 + written.size),
-    parts: new Map([...family.parts].map(([type, records]) => [type, records.filter((record) => written.has(record.id))])),
+    parts: new Map([...family.parts].map(([type, records]) => [type, records.filter((record) => isWritten(type, record))])),
   };
   rememberCustomers(saved, customers);
   const answer = await presentFile(saved, ALL);
