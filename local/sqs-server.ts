@@ -20,7 +20,8 @@ export async function startSqsServer(port = 0): Promise<SqsServer> {
 }
 
 export function localSqsClient(endpoint: string, region = 'us-east-1'): SQSClient {
-  return new SQSClient({ endpoint, region, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  // Receives wait at most a second (long polling stays well under the request timeout).
+  return new SQSClient({ endpoint, region, credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, requestHandler: { connectionTimeout: 2_000, requestTimeout: 10_000 } });
 }
 
 export interface LocalQueue {

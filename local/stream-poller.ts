@@ -46,6 +46,8 @@ export function startStreamPoller(options: StreamPollerOptions): Poller {
     endpoint: options.endpoint,
     region: 'us-east-1',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    // A call DynamoDB Local leaves hanging must not stall the poller for good: it fails and the loop retries.
+    requestHandler: { connectionTimeout: 2_000, requestTimeout: 10_000 },
   });
   const shards = new Map<string, ShardState>();
   const finished = new Set<string>();

@@ -17,7 +17,13 @@ import {
 } from '../shared/storage/table-definition';
 
 export function localDynamoClient(endpoint: string, region = 'us-east-1'): DynamoDBClient {
-  return new DynamoDBClient({ endpoint, region, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  return new DynamoDBClient({
+    endpoint,
+    region,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    // A hung call to DynamoDB Local fails instead of stalling the local pollers for good.
+    requestHandler: { connectionTimeout: 2_000, requestTimeout: 10_000 },
+  });
 }
 
 /**

@@ -79,7 +79,8 @@ export async function startReceiver(responder: Responder = () => ({ status: 200 
     respondWith: (next) => {
       respond = next;
     },
-    waitForRequests: async (count, timeoutMs = 15_000) => {
+    // Generous: on a loaded 2-core machine the stream and queue pollers can lag several seconds.
+    waitForRequests: async (count, timeoutMs = 30_000) => {
       const deadline = Date.now() + timeoutMs;
       while (requests.length < count) {
         const left = deadline - Date.now();
@@ -103,13 +104,18 @@ export async function startReceiver(responder: Responder = () => ({ status: 200 
   };
 }
 
-/** Polls `read` until `accept` says yes (or fails with the last value seen). */
-export async function eventually<T>(read: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
+/**
+ * Polls `read` until `accept` says yes (or fails with the last value seen). The pause grows from
+ * 100 ms to 1 s, so a slow pipeline does not spend a key's 60 requests a minute on polling.
+ */
+export async function eventually<T>(read: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
+  let pause = 100;
   let last: T = await read();
   while (!accept(last)) {
     if (Date.now() > deadline) throw new Error(`condition not met in ${timeoutMs} ms; last value: ${JSON.stringify(last)?.slice(0, 2000)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, pause));
+    pause = Math.min(1_000, Math.round(pause * 1.5));
     last = await read();
   }
   return last;
