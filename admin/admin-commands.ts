@@ -1,4 +1,5 @@
 import { AdminInputError } from './admin-error';
+import * as documentAdmin from './document-admin';
 import * as fileSettingsAdmin from './file-settings-admin';
 import * as intakeAdmin from './intake-admin';
 import * as admin from './organization-admin';
@@ -233,6 +234,30 @@ export const adminCommands: Record<string, CommandSpec> = {
     prints: '{"key", "label", "per_borrower", "is_active": false}',
     options: { org: organizationOption, key: { ...settingKeyOption, description: 'the document template key' } },
     run: (flags) => fileSettingsAdmin.removeDocumentTemplate(required(flags, 'org'), required(flags, 'key')),
+  },
+  'document add': {
+    summary: "Record a document of a mortgage file, as the app's upload would (the API only reads documents).",
+    prints:
+      'the document {"id", "organization_id", "mortgage_file_id", "name", "document_type", "content_type", "size_bytes", "requirement_id", "borrower_id", "uploaded_by": null, "created_at", "updated_at"}',
+    options: {
+      file: { type: 'string', value: 'FILE_ID', required: true, description: 'the mortgage file id (the organization is found from it)' },
+      name: { type: 'string', value: 'NAME', required: true, description: "the document's name, e.g. its file name (at most 200 characters)" },
+      type: { type: 'string', value: 'DOCUMENT_TYPE', required: true, description: 'the document type, usually a required-document template key such as id_card' },
+      requirement: { type: 'string', value: 'REQUIREMENT_ID', description: "a requirement of this file it answers; its borrower's when --borrower is omitted" },
+      borrower: { type: 'string', value: 'BORROWER_ID', description: 'a borrower of this file it belongs to' },
+      'content-type': { type: 'string', value: 'TYPE', description: 'the media type (default application/pdf)' },
+      'size-bytes': { type: 'string', value: 'N', description: 'the size in bytes, an integer >= 0 (default 0)' },
+    },
+    run: (flags) =>
+      documentAdmin.addDocument({
+        fileId: required(flags, 'file'),
+        name: required(flags, 'name'),
+        documentType: required(flags, 'type'),
+        requirementId: optional(flags, 'requirement'),
+        borrowerId: optional(flags, 'borrower'),
+        contentType: optional(flags, 'content-type'),
+        sizeBytes: optional(flags, 'size-bytes'),
+      }),
   },
   'intake create': {
     summary: 'Create a lead-intake endpoint; the token (and signing secret) are shown only here.',

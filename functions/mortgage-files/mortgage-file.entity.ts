@@ -1,12 +1,13 @@
 import * as z from 'zod';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { badRequest, conflict } from '../../shared/http/errors';
 import { newId, nowIso } from '../../shared/ids';
 import { findStatus, getOrganization, takeNextFileNumber, type Organization } from '../../shared/organizations/organization.repository';
 import { findActiveUser } from '../../shared/organizations/user.repository';
 import { defineEntity, type StoredRecord } from '../../shared/resources/entity';
 import { getRecord } from '../../shared/resources/entity.repository';
-import { getTableName } from '../../shared/storage/dynamo-client';
-import { entityKeys } from '../../shared/storage/keys';
+import { getDocumentClient, getTableName } from '../../shared/storage/dynamo-client';
+import { entityKeys, type ItemKey } from '../../shared/storage/keys';
 import type { TransactItem } from '../../shared/storage/transactions';
 import { amountSchema } from '../../shared/validation/bounded';
 import { calendarDate, emptyToNull, FREE_TEXT_MAX, listValue, TITLE_MAX, text } from '../../shared/validation/fields';
@@ -149,6 +150,21 @@ export function statusHistoryPut(context: WriteContext, fileId: string, fromStat
 }
 
 export const MORTGAGE_FILE_TYPE = 'MORTGAGE_FILE';
+
+/**
+ * A file's key holds its organization; the operator's commands name a file by its id alone
+ * (`mortgage-admin document add --file`). This pointer item, written in the file's create
+ * transaction and deleted in its delete transaction, says which organization a file id belongs to:
+ * one GetItem, no Scan.
+ */
+export const fileIdPointerKey = (fileId: string): ItemKey => ({ pk: `${MORTGAGE_FILE_TYPE}ID#${fileId}`, sk: `${MORTGAGE_FILE_TYPE}ID` });
+
+/** The organization of the file with this id (undefined: no such file). */
+export async function findFileOrganization(fileId: string): Promise<string | undefined> {
+  const result = await getDocumentClient().send(new GetCommand({ TableName: getTableName(), Key: fileIdPointerKey(fileId), ConsistentRead: true }));
+  return typeof result.Item?.organization_id === 'string' ? result.Item.organization_id : undefined;
+}
+
 /** Input key of a status change's notes (PATCH /status): not a field of the file. */
 export const STATUS_NOTES = Symbol('status notes');
 
@@ -220,6 +236,19 @@ export const mortgageFileEntity = defineEntity({
       return { ...provided, status_changed_at: nowIso(), status_comment: statusNotes };
     }
     return provided;
+  },
+  createItems(record, context) {
+    return [
+      {
+        Put: {
+          TableName: getTableName(),
+          Item: { ...fileIdPointerKey(record.id), entity: 'mortgage_file_pointer', organization_id: context.organizationId, mortgage_file_id: record.id },
+        },
+      },
+    ];
+  },
+  async beforeDelete(record) {
+    return [{ Delete: { TableName: getTableName(), Key: fileIdPointerKey(record.id) } }];
   },
   changeItems(before, after, input, context) {
     if (before.status === after.status) return [];
