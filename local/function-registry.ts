@@ -9,6 +9,7 @@ const loaders: Record<FunctionGroup, () => Promise<ApiLambda>> = {
   customers: async () => (await import('../functions/customers/handler')).handler as ApiLambda,
   contacts: async () => (await import('../functions/contacts/handler')).handler as ApiLambda,
   'mortgage-files': async () => (await import('../functions/mortgage-files/handler')).handler as ApiLambda,
+  tasks: async () => (await import('../functions/tasks/handler')).handler as ApiLambda,
   lists: async () => (await import('../functions/lists/handler')).handler as ApiLambda,
   webhooks: async () => (await import('../functions/webhooks/handler')).handler as ApiLambda,
   'api-fallback': async () => (await import('../functions/api-fallback/handler')).handler as ApiLambda,

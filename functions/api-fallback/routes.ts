@@ -6,6 +6,7 @@ import { customerOperations } from '../customers/routes';
 import { leadOperations } from '../leads/routes';
 import { listOperations } from '../lists/routes';
 import { mortgageFileOperations } from '../mortgage-files/routes';
+import { taskOperations } from '../tasks/routes';
 import { webhookOperations } from '../webhooks/routes';
 import type { FunctionGroup } from '../../shared/http/route-table';
 import { buildOpenApiDocument } from './openapi';
@@ -19,6 +20,7 @@ export function operationsByGroup(): Record<FunctionGroup, Operation[]> {
     customers: customerOperations,
     contacts: contactOperations,
     'mortgage-files': mortgageFileOperations,
+    tasks: taskOperations,
     lists: listOperations,
     webhooks: webhookOperations,
     'api-fallback': fallbackOperations,

@@ -7,6 +7,7 @@ import { defineEntity } from '../../shared/resources/entity';
 import { listRecords, requireRecord } from '../../shared/resources/entity.repository';
 import { mortgageFileEntity } from '../mortgage-files/mortgage-file.entity';
 import { customerEntity } from './customer.entity';
+import { unlinkTasksOf } from '../tasks/task-links';
 
 /**
  * A customer is deleted only while no mortgage file names them, as its customer or as one of its
@@ -21,6 +22,8 @@ const guardedCustomerEntity = defineEntity({
     }
     return [];
   },
+  // Its tasks stay, with customer_id null (resources.md §3, §8).
+  afterDelete: (record) => unlinkTasksOf(record.organization_id, 'customer_id', record.id),
 });
 
 /** Customers (spec §4, resources.md §3) and their mortgage files (resources.md §5 "Read", §11). */

@@ -4,6 +4,7 @@ import { getTableName } from '../../shared/storage/dynamo-client';
 import { keys } from '../../shared/storage/keys';
 import { TransactionConditionFailed, transactWrite, type TransactItem } from '../../shared/storage/transactions';
 import type { WriteContext } from '../../shared/write-context';
+import { unlinkTasksOf } from '../tasks/task-links';
 import { counterUpdate } from './create-lead';
 import { deleteItems, getLead, leadCollectionRowKeys, statusCounter, TOTAL_COUNTER } from './lead.repository';
 
@@ -41,4 +42,6 @@ export async function deleteLead(context: WriteContext, leadId: string): Promise
     throw error;
   }
   await deleteItems(await leadCollectionRowKeys(context.organizationId, leadId));
+  // Its tasks stay, with lead_id null (resources.md §8).
+  await unlinkTasksOf(context.organizationId, 'lead_id', leadId);
 }

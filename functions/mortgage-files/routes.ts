@@ -13,6 +13,8 @@ import { createFileWithRecords, createMortgageFileSchema, readFile, updateFileWi
 import { borrowerPart } from './borrower.part';
 import { bankAccountPart, incomePart, obligationPart } from './file-records.part';
 import { partOperations } from '../../shared/resources/child-entity';
+import { deleteTasksOfFile } from '../tasks/task-links';
+import { fileTaskOperations } from '../tasks/routes';
 import {
   changeMortgageFileStatusSchema,
   MORTGAGE_FILE_TYPE,
@@ -39,7 +41,11 @@ export const mortgageFileOperations: Operation[] = [
     create: (context, _params, body) => createFileWithRecords(context, body),
     get: (organizationId, params) => readFile(organizationId, params.id),
     update: (context, params, body) => updateFileWithRecords(context, params.id, body),
-    delete: (context, params) => deleteRecord(mortgageFileEntity, context, params.id),
+    // Its tasks go with it (resources.md §8), after the file's own delete.
+    delete: async (context, params) => {
+      await deleteRecord(mortgageFileEntity, context, params.id);
+      await deleteTasksOfFile(context.organizationId, params.id);
+    },
   }),
   defineOperation({
     method: 'GET',
@@ -88,4 +94,5 @@ export const mortgageFileOperations: Operation[] = [
   ...partOperations(incomePart),
   ...partOperations(bankAccountPart),
   ...partOperations(obligationPart),
+  ...fileTaskOperations,
 ];

@@ -3,7 +3,7 @@
  * API Gateway (one `ANY` route per path, so an unsupported method reaches the function and gets
  * a 405 with `Allow`), and the local runtime dispatches with the same table.
  */
-export type FunctionGroup = 'leads' | 'customers' | 'contacts' | 'mortgage-files' | 'lists' | 'webhooks' | 'api-fallback';
+export type FunctionGroup = 'leads' | 'customers' | 'contacts' | 'mortgage-files' | 'tasks' | 'lists' | 'webhooks' | 'api-fallback';
 
 export interface RouteEntry {
   group: FunctionGroup;
@@ -33,6 +33,10 @@ export const API_ROUTES: RouteEntry[] = [
   { group: 'mortgage-files', path: '/mortgage-files/{id}/bank-accounts/{accountId}' },
   { group: 'mortgage-files', path: '/mortgage-files/{id}/obligations' },
   { group: 'mortgage-files', path: '/mortgage-files/{id}/obligations/{obligationId}' },
+  { group: 'mortgage-files', path: '/mortgage-files/{id}/tasks' },
+  { group: 'mortgage-files', path: '/mortgage-files/{id}/tasks/{taskId}' },
+  { group: 'tasks', path: '/tasks' },
+  { group: 'tasks', path: '/tasks/{id}' },
   { group: 'lists', path: '/lists' },
   { group: 'lists', path: '/lists/{name}' },
   { group: 'webhooks', path: '/webhooks' },

@@ -7,7 +7,7 @@ import { newId, nowIso } from '../ids';
 import { getDocumentClient, getTableName } from '../storage/dynamo-client';
 import { entityKeys } from '../storage/keys';
 import { batchGetAll, batchWriteAll, itemKeyOf, queryAll, queryOffsetPage } from '../storage/paginated-requests';
-import type { TransactItem } from '../storage/transactions';
+import { TransactionConditionFailed, type TransactItem } from '../storage/transactions';
 import type { WriteContext } from '../write-context';
 import type { EntityDefinition, StoredRecord } from './entity';
 import { retryOnVersionConflict, VersionConflict, WriteBatch } from './write-batch';
@@ -180,7 +180,7 @@ export interface CreateOptions {
  * its unique guards (a taken value is the entity's 409) and the entity's own rows.
  */
 export async function planCreate(entity: EntityDefinition, context: WriteContext, input: Record<string, unknown>, batch: WriteBatch, options: CreateOptions = {}): Promise<StoredRecord> {
-  const fields = { ...(await entity.build(input, context)), ...options.fields };
+  const fields = { ...(await entity.build(input, context, batch)), ...options.fields };
   const now = nowIso();
   const record = withVersion(
     { ...fields, id: options.id ?? newId(), organization_id: context.organizationId, created_at: now, updated_at: now } as StoredRecord,
@@ -226,9 +226,11 @@ export function versionedWrite(context: WriteContext, seenVersion: number) {
 export async function planUpdate(entity: EntityDefinition, context: WriteContext, current: StoredRecord, input: Record<string, unknown>, batch: WriteBatch): Promise<StoredRecord> {
   const seenVersion = versionOf(current) ?? 0;
   assertPrecondition(context.ifMatch, current, seenVersion);
-  const proposed = await entity.change(current, input, context);
+  const checks = new WriteBatch();
+  const proposed = await entity.change(current, input, context, checks);
   const changes = Object.fromEntries(Object.entries(proposed).filter(([field, value]) => !sameValue(current[field], value)));
   if (Object.keys(changes).length === 0) return current;
+  batch.addBatch(checks);
 
   const updated = withInternals(withVersion({ ...current, ...changes, updated_at: nowIso() } as StoredRecord, seenVersion + 1), internalsOf(current));
   const { onConditionFailed, ...condition } = versionedWrite(context, seenVersion);
@@ -294,5 +296,53 @@ export async function deleteRecord(entity: EntityDefinition, context: WriteConte
     return current;
   });
   await deleteItemCollection(entity, context.organizationId, id);
+  await entity.afterDelete?.(current, context);
   return current;
+}
+
+/** Ids of the records of an entity whose filter values are these (the search index, all pages), with their filter values. */
+export async function findRecordIds(entity: EntityDefinition, organizationId: string, filters: Record<string, string> = {}): Promise<Array<{ id: string; filters: Record<string, unknown> }>> {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = { ':pk': entityKeys.collection(entity.type, organizationId) };
+  const conditions = Object.entries(filters).map(([name, value], index) => {
+    names[`#f${index}`] = name;
+    values[`:f${index}`] = value;
+    return entity.multiValueFilters?.includes(name) ? `contains(list_filters.#f${index}, :f${index})` : `list_filters.#f${index} = :f${index}`;
+  });
+  const matches = await queryAll({
+    TableName: getTableName(),
+    IndexName: 'gsi6',
+    KeyConditionExpression: 'gsi6pk = :pk',
+    ...(conditions.length > 0 ? { FilterExpression: conditions.join(' AND '), ExpressionAttributeNames: names } : {}),
+    ExpressionAttributeValues: values,
+    ProjectionExpression: 'pk, list_filters',
+  });
+  const prefix = entityKeys.record(entity.type, organizationId, '').pk;
+  return matches.map((item) => ({ id: (item.pk as string).slice(prefix.length), filters: (item.list_filters as Record<string, unknown> | undefined) ?? {} }));
+}
+
+/**
+ * Deletes records that keep nothing else in their partition (no rows, no unique values), for
+ * example the tasks of a deleted file: conditional deletes and the counter, up to 99 a transaction;
+ * a record deleted meanwhile is left out and the rest written again.
+ */
+export async function deleteRecords(entity: EntityDefinition, organizationId: string, ids: string[]): Promise<void> {
+  for (let start = 0; start < ids.length; start += 99) {
+    let pending = ids.slice(start, start + 99);
+    while (pending.length > 0) {
+      const batch = new WriteBatch();
+      for (const id of pending) {
+        batch.add({ Delete: { TableName: getTableName(), Key: entityKeys.record(entity.type, organizationId, id), ConditionExpression: 'attribute_exists(pk)' } });
+      }
+      batch.add(counterUpdate(entity, organizationId, -pending.length));
+      try {
+        await batch.commit();
+        pending = [];
+      } catch (error) {
+        if (!(error instanceof TransactionConditionFailed)) throw error;
+        const gone = new Set(error.failedIndexes);
+        pending = pending.filter((_, index) => !gone.has(index));
+      }
+    }
+  }
 }

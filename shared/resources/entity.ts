@@ -2,6 +2,7 @@ import type * as z from 'zod';
 import type { ApiError } from '../http/errors';
 import type { TransactItem } from '../storage/transactions';
 import type { WriteContext } from '../write-context';
+import type { WriteBatch } from './write-batch';
 
 /** What every stored record has (resources.md §1 "Record"). */
 export interface BaseRecord {
@@ -53,16 +54,22 @@ export interface EntityDefinition {
   /** Filters whose stored value is a list: a record matches when the list contains the value. */
   multiValueFilters?: string[];
   unique?: UniqueField[];
-  /** Domain rules of a create: the record's own fields from the validated body (throws ApiError). */
-  build(input: Record<string, unknown>, context: WriteContext): Promise<Record<string, unknown>> | Record<string, unknown>;
-  /** Domain rules of an update: the changed fields (an empty object: nothing to write). */
-  change(current: StoredRecord, input: Record<string, unknown>, context: WriteContext): Promise<Record<string, unknown>> | Record<string, unknown>;
+  /**
+   * Domain rules of a create: the record's own fields from the validated body (throws ApiError).
+   * `checks` takes condition checks of the records the rules read (a referenced record still there),
+   * each with the error its failure means; they are written in the create's transaction.
+   */
+  build(input: Record<string, unknown>, context: WriteContext, checks: WriteBatch): Promise<Record<string, unknown>> | Record<string, unknown>;
+  /** Domain rules of an update: the changed fields (an empty object: nothing to write); `checks` as in `build`, written only with a change. */
+  change(current: StoredRecord, input: Record<string, unknown>, context: WriteContext, checks: WriteBatch): Promise<Record<string, unknown>> | Record<string, unknown>;
   /** Rows written in the create's transaction (for example timeline rows). */
   createItems?(record: StoredRecord, context: WriteContext): TransactItem[];
   /** Rows written in an update's transaction, from the record before and after (for example a status history row). */
   changeItems?(before: StoredRecord, after: StoredRecord, input: Record<string, unknown>, context: WriteContext): TransactItem[];
   /** Checks and extra transaction items of a delete (for example a deletion guard). */
   beforeDelete?(record: StoredRecord, context: WriteContext): Promise<TransactItem[]>;
+  /** Writes that follow a committed delete: records elsewhere that name the deleted one (unlinked, or deleted with it). */
+  afterDelete?(record: StoredRecord, context: WriteContext): Promise<void>;
 }
 
 export function defineEntity(definition: EntityDefinition): EntityDefinition {

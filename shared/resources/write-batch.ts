@@ -27,6 +27,12 @@ export class WriteBatch {
     return this;
   }
 
+  /** The items of another batch, each with its meaning. */
+  addBatch(other: WriteBatch): this {
+    other.items.forEach((item, index) => this.add(item, other.meanings.get(index)));
+    return this;
+  }
+
   async commit(): Promise<void> {
     if (this.items.length === 0) return;
     try {

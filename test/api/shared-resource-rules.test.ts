@@ -56,6 +56,15 @@ const RESOURCES: ResourceCase[] = [
     label: 'Obligation',
     part: { segment: 'obligations', itemParam: 'obligationId' },
   },
+  { path: '/tasks', permission: 'tasks', valid: () => ({ title: 'Call the bank' }), update: { description: 'Zeta description' }, label: 'Task' },
+  {
+    path: '/mortgage-files/{id}/tasks',
+    permission: 'mortgage-files',
+    valid: () => ({ title: 'Collect payslips' }),
+    update: { description: 'Zeta details' },
+    label: 'Task',
+    part: { segment: 'tasks', itemParam: 'taskId' },
+  },
 ];
 
 const MISSING_ID = '00000000-0000-4000-8000-000000000000';

@@ -1,0 +1,359 @@
+import * as z from 'zod';
+import { ApiError, badRequest, recordNotFound } from '../../shared/http/errors';
+import { versionCondition, versionOf } from '../../shared/http/record-version';
+import { isUuid, nowIso } from '../../shared/ids';
+import { listValues } from '../../shared/lists/system-lists';
+import { defineEntity, type StoredRecord } from '../../shared/resources/entity';
+import { findRecordIds, getRecord, recordFromItem, updateRecord } from '../../shared/resources/entity.repository';
+import { VersionConflict, type WriteBatch } from '../../shared/resources/write-batch';
+import { getTableName } from '../../shared/storage/dynamo-client';
+import { entityKeys, keys, type ItemKey } from '../../shared/storage/keys';
+import { batchGetAll } from '../../shared/storage/paginated-requests';
+import { emptyToNull, FREE_TEXT_MAX, listValue, TITLE_MAX, text } from '../../shared/validation/fields';
+import type { WriteContext } from '../../shared/write-context';
+import { MORTGAGE_FILE_TYPE } from '../mortgage-files/mortgage-file.entity';
+
+export const TASK_TYPE = 'TASK';
+const CUSTOMER_TYPE = 'CUSTOMER';
+/** Spec §8: a task's chain (the task and its ancestors) is at most 10 levels deep. */
+export const MAX_TASK_DEPTH = 10;
+export const MAX_ASSIGNEES = 20;
+
+/** `done` is accepted as `completed` (spec §3 Task), on create and update. */
+const statusInput = z.enum([...listValues('task-statuses'), 'done'], { error: 'must be one of the values of GET /lists/task-statuses (or done)' });
+const statusOf = (value: unknown): string | undefined => (value === 'done' ? 'completed' : typeof value === 'string' ? value : undefined);
+
+const reference = (what: string) => z.union([z.literal(''), z.uuid({ error: `must be a ${what} id` })]).nullable();
+/** Any string: an id that is not an active user of the organization is ignored (spec §2 User ids). */
+const userId = () => z.string({ error: 'must be a string' }).trim().max(100, 'must be at most 100 characters');
+
+/** Fields a client writes on a task (resources.md §8). */
+const taskFields = {
+  title: text(TITLE_MAX).min(1, 'must not be empty'),
+  description: text(FREE_TEXT_MAX).nullable(),
+  status: statusInput,
+  priority: listValue('task-priorities'),
+  due_date: z.union([z.literal(''), z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time with a time zone' })]).nullable(),
+  assigned_to: userId().nullable(),
+  assignees: z.array(userId()).max(MAX_ASSIGNEES, `must have at most ${MAX_ASSIGNEES} items`).nullable(),
+  parent_task_id: reference('task'),
+  mortgage_file_id: reference('mortgage file'),
+  lead_id: reference('lead'),
+  customer_id: reference('customer'),
+};
+type TaskField = keyof typeof taskFields;
+export const TASK_FIELDS = Object.keys(taskFields) as TaskField[];
+const REFERENCE_FIELDS = ['parent_task_id', 'mortgage_file_id', 'lead_id', 'customer_id'] as const;
+
+export const createTaskSchema = z
+  .object({
+    ...Object.fromEntries(TASK_FIELDS.map((field) => [field, taskFields[field].optional()])),
+    title: taskFields.title,
+    status: taskFields.status.nullable().optional(),
+    priority: taskFields.priority.nullable().optional(),
+  })
+  .meta({ id: 'CreateTaskRequest' });
+export const updateTaskSchema = z
+  .object({
+    ...Object.fromEntries(TASK_FIELDS.map((field) => [field, taskFields[field].optional()])),
+    title: taskFields.title.nullable().optional(),
+    status: taskFields.status.nullable().optional(),
+    priority: taskFields.priority.nullable().optional(),
+  })
+  .meta({ id: 'UpdateTaskRequest' });
+
+const dateTime = z.iso.datetime({ offset: true });
+/** The stored task (what the repository returns). */
+export const storedTaskSchema = z.object({
+  id: z.uuid(),
+  organization_id: z.uuid(),
+  title: z.string(),
+  description: z.string().nullable(),
+  status: listValue('task-statuses'),
+  priority: listValue('task-priorities'),
+  due_date: z.string().nullable(),
+  assigned_to: z.uuid().nullable(),
+  assignees: z.array(z.uuid()),
+  parent_task_id: z.uuid().nullable(),
+  mortgage_file_id: z.uuid().nullable(),
+  lead_id: z.uuid().nullable(),
+  customer_id: z.uuid().nullable(),
+  completed_at: dateTime.nullable(),
+  completed_by: z.uuid().nullable(),
+  created_by: z.uuid().nullable(),
+  created_at: dateTime,
+  updated_at: dateTime,
+});
+/** The answer: the stored task with the linked lead's and customer's names (never a phone or an id number). */
+export const taskSchema = storedTaskSchema
+  .extend({
+    lead: z.object({ id: z.uuid(), first_name: z.string().nullable(), last_name: z.string().nullable() }).nullable(),
+    customer: z.object({ id: z.uuid(), first_name: z.string().nullable(), last_name: z.string().nullable(), entity_name: z.string().nullable() }).nullable(),
+  })
+  .meta({ id: 'Task' });
+export const taskListSchema = z.object({ data: z.array(taskSchema), count: z.number().int() }).meta({ id: 'TaskList' });
+
+export type LeadSummary = { id: string; first_name: string | null; last_name: string | null };
+export type CustomerSummary = { id: string; first_name: string | null; last_name: string | null; entity_name: string | null };
+
+export const leadSummary = (item: Record<string, unknown>): LeadSummary => ({
+  id: item.id as string,
+  first_name: (item.first_name as string | null) ?? null,
+  last_name: (item.last_name as string | null) ?? null,
+});
+export const customerSummary = (item: Record<string, unknown>): CustomerSummary => ({
+  id: item.id as string,
+  first_name: (item.first_name as string | null) ?? null,
+  last_name: (item.last_name as string | null) ?? null,
+  entity_name: (item.entity_name as string | null) ?? null,
+});
+
+export const taskKey = (organizationId: string, id: string) => entityKeys.record(TASK_TYPE, organizationId, id);
+export const linkedKeys = {
+  mortgage_file_id: (organizationId: string, id: string) => entityKeys.record(MORTGAGE_FILE_TYPE, organizationId, id),
+  lead_id: (organizationId: string, id: string) => keys.lead(organizationId, id),
+  customer_id: (organizationId: string, id: string) => entityKeys.record(CUSTOMER_TYPE, organizationId, id),
+};
+
+/**
+ * What a write learned about the records it links, per request: the linked lead's and customer's
+ * names for the answer (no second read), and the file given by a nested path.
+ */
+interface WriteScope {
+  leads: Map<string, LeadSummary>;
+  customers: Map<string, CustomerSummary>;
+}
+const scopes = new WeakMap<WriteContext, WriteScope>();
+export function scopeOf(context: WriteContext): WriteScope {
+  let scope = scopes.get(context);
+  if (!scope) {
+    scope = { leads: new Map(), customers: new Map() };
+    scopes.set(context, scope);
+  }
+  return scope;
+}
+
+/** Input key of a nested create: the file of the path (`/mortgage-files/{id}/tasks`). */
+export const FILE_FROM_PATH = Symbol('file from path');
+
+const invalid = (details: string) => badRequest('Validation failed', { details });
+const REFERENCE_MEANING: Record<(typeof REFERENCE_FIELDS)[number], string> = {
+  parent_task_id: 'parent_task_id: not a task of the organization',
+  mortgage_file_id: 'mortgage_file_id: not a mortgage file of the organization',
+  lead_id: 'lead_id: not a lead of the organization',
+  customer_id: 'customer_id: not a customer of the organization',
+};
+
+interface Lookup {
+  /** User ids to check (assigned_to, assignees). */
+  users: string[];
+  /** References to check, by field. */
+  references: Partial<Record<(typeof REFERENCE_FIELDS)[number], string>>;
+  /** The task being updated (its own id must not be an ancestor of its new parent). */
+  taskId?: string;
+  /** The file of a nested path: missing is the file's 404, not a 400. */
+  fileFromPath?: string;
+}
+
+/**
+ * Everything a write checks, in one BatchGetItem (users, file, lead, customer, parent), then the
+ * parent's ancestors one by one: only the chain is read, at most MAX_TASK_DEPTH items. The
+ * references and every ancestor read are conditions of the write: a reference deleted meanwhile is
+ * the same 400, an ancestor moved meanwhile makes the write read again (no loop can be built by two
+ * concurrent updates).
+ */
+async function resolve(context: WriteContext, lookup: Lookup, checks: WriteBatch): Promise<{ activeUsers: Set<string> }> {
+  const organizationId = context.organizationId;
+  const userIds = [...new Set(lookup.users.filter((id) => isUuid(id)))];
+  const referenceKeys: Array<[(typeof REFERENCE_FIELDS)[number], ItemKey]> = REFERENCE_FIELDS.flatMap((field) => {
+    const id = lookup.references[field];
+    if (!id) return [];
+    return [[field, field === 'parent_task_id' ? taskKey(organizationId, id) : linkedKeys[field](organizationId, id)] as [(typeof REFERENCE_FIELDS)[number], ItemKey]];
+  });
+  const wanted = [...userIds.map((id) => keys.user(id)), ...referenceKeys.map(([, key]) => key)];
+  if (wanted.length === 0) return { activeUsers: new Set() };
+  const found = await batchGetAll(wanted, { consistentRead: true });
+  const itemAt = (key: ItemKey) => found.find((item) => item.pk === key.pk && item.sk === key.sk);
+  const activeUsers = new Set(
+    userIds.filter((id) => {
+      const user = itemAt(keys.user(id));
+      return user?.organization_id === organizationId && user.is_active === true;
+    }),
+  );
+  const scope = scopeOf(context);
+  let parent: StoredRecord | undefined;
+  // The path's file first: a missing file is the path's 404 before any 400 of the body.
+  const ordered = [...referenceKeys].sort(([a], [b]) => Number(b === 'mortgage_file_id') - Number(a === 'mortgage_file_id'));
+  for (const [field, key] of ordered) {
+    const item = itemAt(key);
+    if (!item) {
+      if (field === 'mortgage_file_id' && lookup.fileFromPath) throw recordNotFound('Mortgage file');
+      throw invalid(REFERENCE_MEANING[field]);
+    }
+    if (field === 'parent_task_id') {
+      parent = recordFromItem(taskEntity, item);
+      continue;
+    }
+    if (field === 'lead_id') scope.leads.set(item.id as string, leadSummary(item));
+    if (field === 'customer_id') scope.customers.set(item.id as string, customerSummary(item));
+    checks.add(
+      { ConditionCheck: { TableName: getTableName(), Key: key, ConditionExpression: 'attribute_exists(pk)' } },
+      () => (field === 'mortgage_file_id' && lookup.fileFromPath ? recordNotFound('Mortgage file') : invalid(REFERENCE_MEANING[field])),
+    );
+  }
+  if (parent) await checkChain(context, parent, lookup.taskId, checks);
+  return { activeUsers };
+}
+
+const cycle = () => invalid('parent_task_id: a task cannot be its own ancestor');
+const tooDeep = () => invalid(`parent_task_id: a task chain is at most ${MAX_TASK_DEPTH} levels deep`);
+
+/** The parent and its ancestors: the task must not be one of them, and with them at most MAX_TASK_DEPTH levels. */
+async function checkChain(context: WriteContext, parent: StoredRecord, taskId: string | undefined, checks: WriteBatch): Promise<void> {
+  const chain: StoredRecord[] = [];
+  let current: StoredRecord | undefined = parent;
+  while (current) {
+    if (current.id === taskId) throw cycle();
+    chain.push(current);
+    const { expression, names, values } = versionCondition(versionOf(current) ?? 0);
+    checks.add(
+      {
+        ConditionCheck: {
+          TableName: getTableName(),
+          Key: taskKey(context.organizationId, current.id),
+          ConditionExpression: expression,
+          ExpressionAttributeNames: names,
+          ...(Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
+        },
+      },
+      // An ancestor changed or went since it was read: read the chain again.
+      () => new VersionConflict(),
+    );
+    const next = current.parent_task_id as string | null;
+    if (!next) break;
+    // The task itself is one more level below the chain.
+    if (chain.length >= MAX_TASK_DEPTH - 1) throw next === taskId ? cycle() : tooDeep();
+    current = await getRecord(taskEntity, context.organizationId, next, true);
+  }
+}
+
+/** The service's own writes (no key's user, nothing in the write log of a request). */
+const serviceContext = (organizationId: string): WriteContext => ({ organizationId, userId: null });
+
+/** Clears one link of these tasks (each a versioned update, read again when it moved); a task gone meanwhile is skipped. */
+export async function clearLink(organizationId: string, ids: string[], field: 'parent_task_id' | 'lead_id' | 'customer_id'): Promise<void> {
+  await Promise.all(
+    ids.map(async (id) => {
+      try {
+        await updateRecord(taskEntity, serviceContext(organizationId), id, { [field]: null });
+      } catch (error) {
+        if (!isTaskNotFound(error)) throw error;
+      }
+    }),
+  );
+}
+
+/** Active users among the ids, in the order given, each once. */
+const activeAmong = (ids: string[], active: Set<string>) => [...new Set(ids)].filter((id) => active.has(id));
+
+const provided = (input: Record<string, unknown>) =>
+  Object.fromEntries(TASK_FIELDS.flatMap((field) => (input[field] === undefined ? [] : [[field, emptyToNull(input[field])]]))) as Partial<Record<TaskField, unknown>>;
+
+export const taskEntity = defineEntity({
+  type: TASK_TYPE,
+  label: 'Task',
+  path: '/tasks',
+  names: { singular: 'task', plural: 'tasks' },
+  schemas: {
+    create: createTaskSchema,
+    update: updateTaskSchema,
+    record: storedTaskSchema,
+    list: taskListSchema,
+    filters: {
+      status: statusInput.transform((value) => statusOf(value)!) as unknown as z.ZodType<string>,
+      priority: listValue('task-priorities'),
+      assigned_to: z.uuid({ error: 'must be a user id' }),
+      mortgage_file_id: z.uuid({ error: 'must be a mortgage file id' }),
+      lead_id: z.uuid({ error: 'must be a lead id' }),
+      customer_id: z.uuid({ error: 'must be a customer id' }),
+      parent_task_id: z.uuid({ error: 'must be a task id' }),
+    },
+  },
+  searchFields: ['title', 'description'],
+  async build(input, context, checks) {
+    const values = provided(input);
+    const fileFromPath = (input as { [FILE_FROM_PATH]?: string })[FILE_FROM_PATH];
+    if (fileFromPath) {
+      const sent = values.mortgage_file_id;
+      values.mortgage_file_id = fileFromPath;
+      const lookupFile = { users: [], references: { mortgage_file_id: fileFromPath }, fileFromPath };
+      // The path's file is checked before the body's mortgage_file_id is judged.
+      if (sent !== undefined && sent !== fileFromPath) {
+        await resolve(context, lookupFile, checks);
+        throw invalid('mortgage_file_id: must be the mortgage file of the path');
+      }
+    }
+    const assignedTo = typeof values.assigned_to === 'string' ? values.assigned_to : undefined;
+    const assignees = (values.assignees as string[] | null | undefined) ?? [];
+    const references = Object.fromEntries(REFERENCE_FIELDS.flatMap((field) => (typeof values[field] === 'string' ? [[field, values[field] as string]] : [])));
+    const { activeUsers } = await resolve(context, { users: [...(assignedTo ? [assignedTo] : []), ...assignees], references, fileFromPath }, checks);
+    const status = statusOf(values.status) ?? 'open';
+    const completed = status === 'completed';
+    return {
+      title: values.title,
+      description: values.description ?? null,
+      status,
+      priority: values.priority ?? 'normal',
+      due_date: values.due_date ?? null,
+      // Not an active user of the organization: created unassigned (spec §2 User ids).
+      assigned_to: assignedTo && activeUsers.has(assignedTo) ? assignedTo : null,
+      assignees: activeAmong(assignees, activeUsers),
+      parent_task_id: values.parent_task_id ?? null,
+      mortgage_file_id: values.mortgage_file_id ?? null,
+      lead_id: values.lead_id ?? null,
+      customer_id: values.customer_id ?? null,
+      completed_at: completed ? nowIso() : null,
+      completed_by: completed ? context.userId : null,
+      created_by: context.userId,
+    };
+  },
+  async change(current: StoredRecord, input, context, checks) {
+    const values = provided(input);
+    for (const field of ['title', 'status', 'priority'] as const) {
+      if (values[field] === null) throw invalid(`${field}: cannot be cleared`);
+    }
+    const changes: Record<string, unknown> = { ...values };
+    if (values.status !== undefined) changes.status = statusOf(values.status);
+    if (values.assignees === null) changes.assignees = [];
+    const assignedTo = typeof values.assigned_to === 'string' ? values.assigned_to : undefined;
+    const assignees = Array.isArray(values.assignees) ? (values.assignees as string[]) : [];
+    const references = Object.fromEntries(
+      REFERENCE_FIELDS.flatMap((field) => (typeof values[field] === 'string' && values[field] !== current[field] ? [[field, values[field] as string]] : [])),
+    );
+    const users = [...(assignedTo && assignedTo !== current.assigned_to ? [assignedTo] : []), ...assignees];
+    const { activeUsers } = await resolve(context, { users, references, taskId: current.id }, checks);
+    if (assignedTo !== undefined && assignedTo !== current.assigned_to) {
+      // Not an active user of the organization: the current assignee is kept (spec §2 User ids).
+      if (activeUsers.has(assignedTo)) changes.assigned_to = assignedTo;
+      else delete changes.assigned_to;
+    }
+    if (Array.isArray(values.assignees)) changes.assignees = activeAmong(assignees, activeUsers);
+    const status = (changes.status as string | undefined) ?? (current.status as string);
+    if (status === 'completed' && current.status !== 'completed') {
+      changes.completed_at = nowIso();
+      changes.completed_by = context.userId;
+    } else if (status !== 'completed' && current.status === 'completed') {
+      changes.completed_at = null;
+      changes.completed_by = null;
+    }
+    return changes;
+  },
+  // Its children stay, with parent_task_id null (resources.md §8).
+  async afterDelete(record) {
+    const children = await findRecordIds(taskEntity, record.organization_id, { parent_task_id: record.id });
+    await clearLink(record.organization_id, children.map((task) => task.id), 'parent_task_id');
+  },
+});
+
+/** A 404 of the task, whatever made it one. */
+export const isTaskNotFound = (error: unknown) => error instanceof ApiError && error.status === 404 && error.error === 'Task not found';

@@ -1,0 +1,436 @@
+import { startTestRuntime, type TestRuntime } from '../support/test-runtime';
+
+/**
+ * Tasks (spec §2, §3, §4, §7, §8; resources.md §8): fields and defaults, `done`, completion
+ * stamps, user ids that are ignored, references, parent chains, lists, the nested file path,
+ * unlinking and deleting with the records they name, permissions and tenant isolation. Every test
+ * has its own organization (60 requests a minute per key).
+ */
+let runtime: TestRuntime;
+beforeAll(async () => {
+  runtime = await startTestRuntime({ events: false });
+});
+afterAll(async () => {
+  await runtime.stop();
+});
+
+type Tenant = Awaited<ReturnType<TestRuntime['organization']>>;
+type Body = Record<string, unknown>;
+const MISSING_ID = '00000000-0000-4000-8000-000000000000';
+const VALID_PERSONAL_ID = '123456782';
+
+async function call(tenant: Tenant | string, method: string, path: string, body?: unknown, expected?: number) {
+  const key = typeof tenant === 'string' ? tenant : tenant.apiKey;
+  const response = await runtime.request(method, path, { key, body });
+  if (expected !== undefined) expect({ method, path, status: response.status, body: response.status === expected ? undefined : response.body }).toEqual({ method, path, status: expected, body: undefined });
+  return response;
+}
+const createTask = async (tenant: Tenant, body: Body = {}) => (await call(tenant, 'POST', '/tasks', { title: 'Call the bank', ...body }, 201)).body;
+const createFile = async (tenant: Tenant, body: Body = {}) => (await call(tenant, 'POST', '/mortgage-files', body, 201)).body;
+const expectInvalid = async (tenant: Tenant, method: string, path: string, body: unknown, field: string) => {
+  const response = await call(tenant, method, path, body, 400);
+  expect(response.body.details).toContain(field);
+  return response;
+};
+
+describe('resources.md §8 task fields', () => {
+  test('create: title required; defaults open, normal, unassigned, standalone; read-only and unknown fields dropped; empty strings are null', async () => {
+    const tenant = await runtime.organization();
+    await expectInvalid(tenant, 'POST', '/tasks', {}, 'title');
+    await expectInvalid(tenant, 'POST', '/tasks', { title: '   ' }, 'title');
+    const task = await createTask(tenant, {
+      description: '',
+      due_date: '',
+      completed_at: '2020-01-01T00:00:00Z',
+      completed_by: tenant.userId,
+      created_by: MISSING_ID,
+      lead: { id: MISSING_ID, first_name: 'x', last_name: 'y' },
+      secret_column: 'dropped',
+    });
+    expect(task).toEqual({
+      id: expect.any(String),
+      organization_id: tenant.organizationId,
+      title: 'Call the bank',
+      description: null,
+      status: 'open',
+      priority: 'normal',
+      due_date: null,
+      assigned_to: null,
+      assignees: [],
+      parent_task_id: null,
+      mortgage_file_id: null,
+      lead_id: null,
+      customer_id: null,
+      completed_at: null,
+      completed_by: null,
+      created_by: tenant.userId,
+      lead: null,
+      customer: null,
+      created_at: expect.any(String),
+      updated_at: task.created_at,
+    });
+    const trimmed = await createTask(tenant, { title: '  Send the offer  ', priority: 'urgent', due_date: '2030-05-01T09:00:00+03:00', description: 'Bank Leumi' });
+    expect(trimmed).toMatchObject({ title: 'Send the offer', priority: 'urgent', due_date: '2030-05-01T09:00:00+03:00', description: 'Bank Leumi' });
+  });
+
+  test('every input is bounded and typed: title ≤ 200, description ≤ 5,000, enums, date-times with a zone, ids, assignees ≤ 20', async () => {
+    const tenant = await runtime.organization();
+    await expectInvalid(tenant, 'POST', '/tasks', { title: 'x'.repeat(201) }, 'title');
+    await createTask(tenant, { title: 'x'.repeat(200), description: 'd'.repeat(5000) });
+    await expectInvalid(tenant, 'POST', '/tasks', { title: 'T', description: 'd'.repeat(5001) }, 'description');
+    await expectInvalid(tenant, 'POST', '/tasks', { title: 'T', status: 'finished' }, 'status');
+    await expectInvalid(tenant, 'POST', '/tasks', { title: 'T', priority: 'critical' }, 'priority');
+    await expectInvalid(tenant, 'POST', '/tasks', { title: 'T', priority: 1 }, 'priority');
+    await expectInvalid(tenant, 'POST', '/tasks', { title: 'T', due_date: '2030-05-01' }, 'due_date');
+    await expectInvalid(tenant, 'POST', '/tasks', { title: 'T', due_date: '2030-05-01T09:00:00' }, 'due_date');
+    await expectInvalid(tenant, 'POST', '/tasks', { title: 'T', assignees: Array.from({ length: 21 }, () => MISSING_ID) }, 'assignees');
+    await expectInvalid(tenant, 'POST', '/tasks', { title: 'T', assignees: tenant.userId }, 'assignees');
+    await expectInvalid(tenant, 'POST', '/tasks', { title: 'T', assigned_to: 'u'.repeat(101) }, 'assigned_to');
+    for (const field of ['parent_task_id', 'mortgage_file_id', 'lead_id', 'customer_id']) {
+      await expectInvalid(tenant, 'POST', '/tasks', { title: 'T', [field]: 'not-a-uuid' }, field);
+    }
+    expect((await call(tenant, 'GET', '/tasks', undefined, 200)).body.count).toBe(1);
+  });
+
+  test('spec §3: done is completed; completion sets completed_at and completed_by, the same status keeps them, leaving completed clears them', async () => {
+    const tenant = await runtime.organization();
+    const done = await createTask(tenant, { status: 'done' });
+    expect(done).toMatchObject({ status: 'completed', completed_by: tenant.userId });
+    expect(Date.parse(done.completed_at)).toBeGreaterThan(0);
+
+    const task = await createTask(tenant, { status: 'in_progress' });
+    expect(task).toMatchObject({ status: 'in_progress', completed_at: null, completed_by: null });
+    const completed = (await call(tenant, 'PATCH', `/tasks/${task.id}`, { status: 'done' }, 200)).body;
+    expect(completed).toMatchObject({ status: 'completed', completed_by: tenant.userId });
+    // Stamped by the completing write (within the same moment as its updated_at).
+    expect(Math.abs(Date.parse(completed.completed_at) - Date.parse(completed.updated_at))).toBeLessThan(1000);
+    const again = (await call(tenant, 'PUT', `/tasks/${task.id}`, { status: 'completed', completed_at: '2000-01-01T00:00:00Z' }, 200)).body;
+    expect(again).toEqual(completed);
+    const reopened = (await call(tenant, 'PATCH', `/tasks/${task.id}`, { status: 'open' }, 200)).body;
+    expect(reopened).toMatchObject({ status: 'open', completed_at: null, completed_by: null });
+    const cancelled = (await call(tenant, 'PATCH', `/tasks/${task.id}`, { status: 'cancelled' }, 200)).body;
+    expect(cancelled).toMatchObject({ status: 'cancelled', completed_at: null });
+    for (const field of ['status', 'priority', 'title']) {
+      await expectInvalid(tenant, 'PATCH', `/tasks/${task.id}`, { [field]: null }, field);
+    }
+    await expectInvalid(tenant, 'PATCH', `/tasks/${task.id}`, { title: '' }, 'title');
+    const cleared = (await call(tenant, 'PATCH', `/tasks/${task.id}`, { description: 'Details', due_date: '2031-01-01T00:00:00Z' }, 200)).body;
+    expect((await call(tenant, 'PATCH', `/tasks/${cleared.id}`, { description: null, due_date: '' }, 200)).body).toMatchObject({ description: null, due_date: null });
+  });
+
+  test('spec §2 User ids: assigned_to that is not an active user of the organization is ignored (create unassigned, update keeps); assignees drop such ids', async () => {
+    const tenant = await runtime.organization();
+    const other = await runtime.organization();
+    const member = await runtime.admin<{ user_id: string }>('user', 'create', '--org', tenant.organizationId, '--name', 'Member', '--email', `m-${Date.now()}@example.com`);
+    const leaver = await runtime.admin<{ user_id: string }>('user', 'create', '--org', tenant.organizationId, '--name', 'Leaver', '--email', `l-${Date.now()}@example.com`);
+    await runtime.admin('user', 'deactivate', '--user', leaver.user_id);
+
+    for (const ignored of [MISSING_ID, other.userId, leaver.user_id, 'not-a-user']) {
+      expect(await createTask(tenant, { assigned_to: ignored })).toMatchObject({ assigned_to: null });
+    }
+    const task = await createTask(tenant, {
+      assigned_to: member.user_id,
+      assignees: [tenant.userId, other.userId, member.user_id, leaver.user_id, MISSING_ID, 'nobody', tenant.userId],
+    });
+    expect(task).toMatchObject({ assigned_to: member.user_id, assignees: [tenant.userId, member.user_id] });
+
+    for (const ignored of [other.userId, leaver.user_id, MISSING_ID]) {
+      const kept = await call(tenant, 'PATCH', `/tasks/${task.id}`, { assigned_to: ignored, priority: 'high' }, 200);
+      expect(kept.body).toMatchObject({ assigned_to: member.user_id, priority: 'high' });
+    }
+    const reassigned = (await call(tenant, 'PATCH', `/tasks/${task.id}`, { assigned_to: tenant.userId, assignees: [other.userId] }, 200)).body;
+    expect(reassigned).toMatchObject({ assigned_to: tenant.userId, assignees: [] });
+    const unassigned = (await call(tenant, 'PATCH', `/tasks/${task.id}`, { assigned_to: null, assignees: [member.user_id] }, 200)).body;
+    expect(unassigned).toMatchObject({ assigned_to: null, assignees: [member.user_id] });
+    expect((await call(tenant, 'PATCH', `/tasks/${task.id}`, { assignees: null }, 200)).body.assignees).toEqual([]);
+  });
+});
+
+describe('resources.md §8 links: file, lead, customer', () => {
+  test('each link is the organization’s (400 naming the field otherwise); answers carry lead and customer names, never the phone or id number', async () => {
+    const tenant = await runtime.organization();
+    const other = await runtime.organization();
+    const [lead, customer, file] = await Promise.all([
+      call(tenant, 'POST', '/leads', { first_name: 'Noa', last_name: 'Levi', phone: '050-7654321' }, 201).then((response) => response.body),
+      call(tenant, 'POST', '/customers', { first_name: 'Dana', last_name: 'Cohen', id_number: VALID_PERSONAL_ID, phone: '052-1112223' }, 201).then((response) => response.body),
+      createFile(tenant),
+    ]);
+    const [otherLead, otherCustomer, otherFile, otherTask] = await Promise.all([
+      call(other, 'POST', '/leads', { first_name: 'Other' }, 201).then((response) => response.body),
+      call(other, 'POST', '/customers', { entity_name: 'Other Ltd' }, 201).then((response) => response.body),
+      createFile(other),
+      createTask(other),
+    ]);
+    for (const [field, id] of [
+      ['lead_id', otherLead.id],
+      ['customer_id', otherCustomer.id],
+      ['mortgage_file_id', otherFile.id],
+      ['parent_task_id', otherTask.id],
+      ['lead_id', MISSING_ID],
+      ['customer_id', MISSING_ID],
+      ['mortgage_file_id', MISSING_ID],
+      ['parent_task_id', MISSING_ID],
+    ]) {
+      const refused = await expectInvalid(tenant, 'POST', '/tasks', { title: 'T', [field]: id }, field);
+      expect(refused.body).toMatchObject({ error: 'Validation failed', status: 400 });
+    }
+
+    const created = await call(tenant, 'POST', '/tasks', { title: 'Sign', lead_id: lead.id, customer_id: customer.id, mortgage_file_id: file.id }, 201);
+    const task = created.body;
+    expect(task).toMatchObject({
+      lead_id: lead.id,
+      customer_id: customer.id,
+      mortgage_file_id: file.id,
+      lead: { id: lead.id, first_name: 'Noa', last_name: 'Levi' },
+      customer: { id: customer.id, first_name: 'Dana', last_name: 'Cohen', entity_name: null },
+    });
+    expect(Object.keys(task.lead).sort()).toEqual(['first_name', 'id', 'last_name']);
+    expect(Object.keys(task.customer).sort()).toEqual(['entity_name', 'first_name', 'id', 'last_name']);
+    const read = await call(tenant, 'GET', `/tasks/${task.id}`, undefined, 200);
+    expect(read.body).toEqual(task);
+    const listed = await call(tenant, 'GET', '/tasks', undefined, 200);
+    expect(listed.body.data).toEqual([task]);
+    for (const text of [created.text, read.text, listed.text]) {
+      for (const hidden of ['7654321', '1112223', VALID_PERSONAL_ID, 'phone', 'id_number']) expect(text).not.toContain(hidden);
+    }
+
+    // Names follow the linked records; another organization's ids are refused on update too.
+    await call(tenant, 'PATCH', `/customers/${customer.id}`, { entity_name: 'Cohen Holdings' }, 200);
+    expect((await call(tenant, 'GET', `/tasks/${task.id}`, undefined, 200)).body.customer.entity_name).toBe('Cohen Holdings');
+    for (const [field, id] of [
+      ['lead_id', otherLead.id],
+      ['customer_id', otherCustomer.id],
+      ['mortgage_file_id', otherFile.id],
+      ['parent_task_id', otherTask.id],
+    ]) {
+      await expectInvalid(tenant, 'PATCH', `/tasks/${task.id}`, { [field]: id }, field);
+    }
+    const unlinked = (await call(tenant, 'PATCH', `/tasks/${task.id}`, { lead_id: null, customer_id: '', mortgage_file_id: null }, 200)).body;
+    expect(unlinked).toMatchObject({ lead_id: null, lead: null, customer_id: null, customer: null, mortgage_file_id: null });
+    const relinked = (await call(tenant, 'PATCH', `/tasks/${task.id}`, { lead_id: lead.id }, 200)).body;
+    expect(relinked.lead).toEqual({ id: lead.id, first_name: 'Noa', last_name: 'Levi' });
+  });
+});
+
+describe('spec §8 parent chains', () => {
+  test('a task cannot be its own ancestor, however long the loop; the parent can be cleared', async () => {
+    const tenant = await runtime.organization();
+    const a = await createTask(tenant, { title: 'A' });
+    const b = await createTask(tenant, { title: 'B', parent_task_id: a.id });
+    const c = await createTask(tenant, { title: 'C', parent_task_id: b.id });
+    expect(c.parent_task_id).toBe(b.id);
+    await expectInvalid(tenant, 'PATCH', `/tasks/${a.id}`, { parent_task_id: a.id }, 'parent_task_id');
+    await expectInvalid(tenant, 'PATCH', `/tasks/${a.id}`, { parent_task_id: c.id }, 'parent_task_id');
+    await expectInvalid(tenant, 'PATCH', `/tasks/${b.id}`, { parent_task_id: c.id }, 'parent_task_id');
+    expect((await call(tenant, 'GET', `/tasks/${a.id}`, undefined, 200)).body.parent_task_id).toBeNull();
+    // Moving within the tree without a loop is allowed; so is clearing.
+    expect((await call(tenant, 'PATCH', `/tasks/${c.id}`, { parent_task_id: a.id }, 200)).body.parent_task_id).toBe(a.id);
+    expect((await call(tenant, 'PATCH', `/tasks/${c.id}`, { parent_task_id: null }, 200)).body.parent_task_id).toBeNull();
+    expect((await call(tenant, 'PATCH', `/tasks/${a.id}`, { parent_task_id: c.id }, 200)).body.parent_task_id).toBe(c.id);
+  });
+
+  test('spec §8: a chain is at most 10 levels deep, on create and on update', async () => {
+    const tenant = await runtime.organization();
+    const chain = [await createTask(tenant, { title: 'Level 1' })];
+    for (let level = 2; level <= 10; level++) chain.push(await createTask(tenant, { title: `Level ${level}`, parent_task_id: chain[chain.length - 1].id }));
+    const refused = await expectInvalid(tenant, 'POST', '/tasks', { title: 'Level 11', parent_task_id: chain[9].id }, 'parent_task_id');
+    expect(refused.body.details).toContain('10 levels');
+    expect((await call(tenant, 'GET', `/tasks?parent_task_id=${chain[9].id}`, undefined, 200)).body.count).toBe(0);
+    const loose = await createTask(tenant, { title: 'Loose', parent_task_id: chain[8].id });
+    expect(loose.parent_task_id).toBe(chain[8].id);
+    await expectInvalid(tenant, 'PATCH', `/tasks/${loose.id}`, { parent_task_id: chain[9].id }, 'parent_task_id');
+    expect((await call(tenant, 'GET', `/tasks/${loose.id}`, undefined, 200)).body.parent_task_id).toBe(chain[8].id);
+  });
+});
+
+describe('spec §4 task lists', () => {
+  test('filters status (done is completed), priority, assigned_to, mortgage_file_id, lead_id, customer_id, parent_task_id; search over title and description', async () => {
+    const tenant = await runtime.organization();
+    const file = await createFile(tenant);
+    const lead = (await call(tenant, 'POST', '/leads', { first_name: 'Noa' }, 201)).body;
+    const customer = (await call(tenant, 'POST', '/customers', { entity_name: 'Acme' }, 201)).body;
+    const parent = await createTask(tenant, { title: 'Parent', description: 'umbrella work' });
+    const first = await createTask(tenant, { title: 'Payslips', status: 'done', priority: 'high', mortgage_file_id: file.id, parent_task_id: parent.id });
+    const second = await createTask(tenant, { title: 'Appraisal', assigned_to: tenant.userId, lead_id: lead.id, customer_id: customer.id });
+    const ids = async (query: string) => (await call(tenant, 'GET', `/tasks?${query}`, undefined, 200)).body.data.map((task: { id: string }) => task.id);
+    expect(await ids('status=completed')).toEqual([first.id]);
+    expect(await ids('status=done')).toEqual([first.id]);
+    expect(await ids('status=open')).toEqual([second.id, parent.id]);
+    expect(await ids('priority=high')).toEqual([first.id]);
+    expect(await ids(`assigned_to=${tenant.userId}`)).toEqual([second.id]);
+    expect(await ids(`mortgage_file_id=${file.id}`)).toEqual([first.id]);
+    expect(await ids(`lead_id=${lead.id}`)).toEqual([second.id]);
+    expect(await ids(`customer_id=${customer.id}`)).toEqual([second.id]);
+    expect(await ids(`parent_task_id=${parent.id}`)).toEqual([first.id]);
+    expect(await ids('search=UMBRELLA')).toEqual([parent.id]);
+    expect(await ids('search=apprais&status=open')).toEqual([second.id]);
+    expect(await ids(`search=payslips&mortgage_file_id=${MISSING_ID}`)).toEqual([]);
+    const listed = (await call(tenant, 'GET', `/tasks?lead_id=${lead.id}`, undefined, 200)).body;
+    expect(listed).toMatchObject({ count: 1, data: [{ lead: { id: lead.id, first_name: 'Noa', last_name: null }, customer: { id: customer.id, entity_name: 'Acme' } }] });
+    for (const query of ['status=finished', 'priority=1', 'assigned_to=x', 'mortgage_file_id=1', 'lead_id=x', 'customer_id=x', 'parent_task_id=x']) {
+      expect({ query, status: (await call(tenant, 'GET', `/tasks?${query}`)).status }).toEqual({ query, status: 400 });
+    }
+  });
+});
+
+describe('resources.md §8 nested path /mortgage-files/{id}/tasks (permission mortgage-files)', () => {
+  test('the file comes from the path; a different mortgage_file_id is 400; only that file’s tasks are listed', async () => {
+    const tenant = await runtime.organization();
+    const [file, otherFile] = await Promise.all([createFile(tenant), createFile(tenant)]);
+    const path = `/mortgage-files/${file.id}/tasks`;
+    const nested = (await call(tenant, 'POST', path, { title: 'Collect payslips' }, 201)).body;
+    expect(nested).toMatchObject({ mortgage_file_id: file.id, title: 'Collect payslips' });
+    const same = (await call(tenant, 'POST', path, { title: 'Same file', mortgage_file_id: file.id }, 201)).body;
+    expect(same.mortgage_file_id).toBe(file.id);
+    await expectInvalid(tenant, 'POST', path, { title: 'Other', mortgage_file_id: otherFile.id }, 'mortgage_file_id');
+    await expectInvalid(tenant, 'POST', path, { title: 'None', mortgage_file_id: null }, 'mortgage_file_id');
+    await createTask(tenant, { title: 'Elsewhere', mortgage_file_id: otherFile.id });
+    await createTask(tenant, { title: 'Standalone' });
+    const listed = (await call(tenant, 'GET', path, undefined, 200)).body;
+    expect(listed).toMatchObject({ count: 2, data: [{ id: same.id }, { id: nested.id }] });
+    expect((await call(tenant, 'GET', `${path}?search=payslips`, undefined, 200)).body).toMatchObject({ count: 1, data: [{ id: nested.id }] });
+    // The top-level view shows the same record.
+    expect((await call(tenant, 'GET', `/tasks/${nested.id}`, undefined, 200)).body).toEqual((await call(tenant, 'GET', `${path}/${nested.id}`, undefined, 200)).body);
+  });
+
+  test('update: a different mortgage_file_id, lead_id or customer_id is 400 and the same one is ignored; a task of another file or a standalone task is 404', async () => {
+    const tenant = await runtime.organization();
+    const [file, otherFile] = await Promise.all([createFile(tenant), createFile(tenant)]);
+    const lead = (await call(tenant, 'POST', '/leads', { first_name: 'Noa' }, 201)).body;
+    const customer = (await call(tenant, 'POST', '/customers', { entity_name: 'Acme' }, 201)).body;
+    const path = `/mortgage-files/${file.id}/tasks`;
+    const task = (await call(tenant, 'POST', path, { title: 'Sign', lead_id: lead.id }, 201)).body;
+    await expectInvalid(tenant, 'PATCH', `${path}/${task.id}`, { mortgage_file_id: otherFile.id }, 'mortgage_file_id');
+    await expectInvalid(tenant, 'PATCH', `${path}/${task.id}`, { mortgage_file_id: null }, 'mortgage_file_id');
+    await expectInvalid(tenant, 'PATCH', `${path}/${task.id}`, { lead_id: null }, 'lead_id');
+    await expectInvalid(tenant, 'PUT', `${path}/${task.id}`, { title: 'x', customer_id: customer.id }, 'customer_id');
+    const nothing = await call(tenant, 'PATCH', `${path}/${task.id}`, { mortgage_file_id: file.id }, 400);
+    expect(nothing.body.error).toBe('No updatable fields provided');
+    const updated = (await call(tenant, 'PATCH', `${path}/${task.id}`, { mortgage_file_id: file.id, lead_id: lead.id, customer_id: null, status: 'done' }, 200)).body;
+    expect(updated).toMatchObject({ mortgage_file_id: file.id, lead_id: lead.id, customer_id: null, status: 'completed', lead: { id: lead.id } });
+    expect((await call(tenant, 'GET', `/tasks/${task.id}`, undefined, 200)).body.title).toBe('Sign');
+
+    const elsewhere = await createTask(tenant, { mortgage_file_id: otherFile.id });
+    const standalone = await createTask(tenant);
+    for (const id of [elsewhere.id, standalone.id, MISSING_ID]) {
+      for (const [method, body] of [['GET'], ['PATCH', { title: 'Moved' }], ['PUT', {}], ['DELETE']] as const) {
+        const response = await call(tenant, method, `${path}/${id}`, body);
+        expect({ method, status: response.status, body: response.body }).toEqual({ method, status: 404, body: { error: 'Task not found', status: 404 } });
+      }
+    }
+    expect((await call(tenant, 'GET', `/tasks/${elsewhere.id}`, undefined, 200)).body.title).toBe('Call the bank');
+    await call(tenant, 'DELETE', `${path}/${task.id}`, undefined, 200);
+    await call(tenant, 'GET', `/tasks/${task.id}`, undefined, 404);
+  });
+
+  test('another organization’s or a missing file is the file’s 404 on every nested route, before the body is judged', async () => {
+    const owner = await runtime.organization();
+    const stranger = await runtime.organization();
+    const file = await createFile(owner);
+    const task = (await call(owner, 'POST', `/mortgage-files/${file.id}/tasks`, { title: 'Mine' }, 201)).body;
+    const fileMissing = { error: 'Mortgage file not found', status: 404 };
+    for (const fileId of [file.id, MISSING_ID]) {
+      const path = `/mortgage-files/${fileId}/tasks`;
+      for (const [method, route, body] of [
+        ['GET', path],
+        ['POST', path, { title: 'Intruder' }],
+        ['POST', path, { title: 'Intruder', mortgage_file_id: MISSING_ID }],
+        ['POST', path, { title: '' }],
+        ['GET', `${path}/${task.id}`],
+        ['PATCH', `${path}/${task.id}`, { title: 'Taken' }],
+        ['PATCH', `${path}/${task.id}`, { title: 5 }],
+        ['PUT', `${path}/${task.id}`, {}],
+        ['DELETE', `${path}/${task.id}`],
+      ] as const) {
+        const response = await call(stranger, method, route, body);
+        expect({ method, route, status: response.status, body: response.body }).toEqual({ method, route, status: 404, body: fileMissing });
+      }
+    }
+    const unchanged = await call(owner, 'GET', `/mortgage-files/${file.id}/tasks`, undefined, 200);
+    expect(unchanged.body).toMatchObject({ count: 1, data: [{ id: task.id, title: 'Mine' }] });
+    expect((await call(stranger, 'GET', '/tasks', undefined, 200)).body).toEqual({ data: [], count: 0 });
+  });
+
+  test('spec §5, resources.md §11: the nested path needs mortgage-files permissions, never tasks; /tasks needs tasks', async () => {
+    const tenant = await runtime.organization();
+    const file = await createFile(tenant);
+    const task = (await call(tenant, 'POST', `/mortgage-files/${file.id}/tasks`, { title: 'Check' }, 201)).body;
+    const key = async (permissions: string) =>
+      (await runtime.admin<{ api_key: string }>('key', 'create', '--org', tenant.organizationId, '--user', tenant.userId, '--permissions', permissions)).api_key;
+    const tasksOnly = await key('tasks:*');
+    const filesOnly = await key('mortgage-files:*');
+    const filesRead = await key('mortgage-files:read');
+    const nested = `/mortgage-files/${file.id}/tasks`;
+    for (const [method, route, body] of [
+      ['GET', nested],
+      ['POST', nested, { title: 'x' }],
+      ['GET', `${nested}/${task.id}`],
+      ['PATCH', `${nested}/${task.id}`, { title: 'x' }],
+      ['DELETE', `${nested}/${task.id}`],
+    ] as const) {
+      expect({ method, route, status: (await call(tasksOnly, method, route, body)).status }).toEqual({ method, route, status: 403 });
+    }
+    expect((await call(filesOnly, 'GET', `${nested}/${task.id}`)).status).toBe(200);
+    expect((await call(filesOnly, 'PATCH', `${nested}/${task.id}`, { priority: 'low' })).status).toBe(200);
+    expect((await call(filesOnly, 'GET', `/tasks/${task.id}`)).status).toBe(403);
+    expect((await call(filesOnly, 'POST', '/tasks', { title: 'x' })).status).toBe(403);
+    expect((await call(tasksOnly, 'GET', `/tasks/${task.id}`)).status).toBe(200);
+    expect((await call(filesRead, 'GET', nested)).status).toBe(200);
+    expect((await call(filesRead, 'POST', nested, { title: 'x' })).status).toBe(403);
+    const refusedDelete = await call(await key('write'), 'DELETE', `/tasks/${task.id}`);
+    expect(refusedDelete.status).toBe(403);
+    expect((await call(tenant, 'GET', `/tasks/${task.id}`, undefined, 200)).body.priority).toBe('low');
+  });
+});
+
+describe('resources.md §8 deletes', () => {
+  test('deleting a parent leaves its children with parent_task_id null; POST /tasks/{id} is 405', async () => {
+    const tenant = await runtime.organization();
+    const parent = await createTask(tenant, { title: 'Parent' });
+    const children = [await createTask(tenant, { title: 'Child 1', parent_task_id: parent.id }), await createTask(tenant, { title: 'Child 2', parent_task_id: parent.id })];
+    const grandchild = await createTask(tenant, { title: 'Grandchild', parent_task_id: children[0].id });
+    const notAllowed = await call(tenant, 'POST', `/tasks/${parent.id}`, { title: 'x' }, 405);
+    expect(notAllowed.headers.get('allow')).toBe('GET, PUT, PATCH, DELETE');
+    await call(tenant, 'DELETE', `/tasks/${parent.id}`, undefined, 200);
+    for (const child of children) {
+      const read = (await call(tenant, 'GET', `/tasks/${child.id}`, undefined, 200)).body;
+      expect(read).toMatchObject({ id: child.id, parent_task_id: null, title: child.title });
+    }
+    expect((await call(tenant, 'GET', `/tasks/${grandchild.id}`, undefined, 200)).body.parent_task_id).toBe(children[0].id);
+    expect((await call(tenant, 'GET', '/tasks', undefined, 200)).body.count).toBe(3);
+  });
+
+  test('deleting a file deletes its tasks; a task elsewhere whose parent was one of them keeps existing without a parent', async () => {
+    const tenant = await runtime.organization();
+    const [file, keptFile] = await Promise.all([createFile(tenant), createFile(tenant)]);
+    const fileTask = (await call(tenant, 'POST', `/mortgage-files/${file.id}/tasks`, { title: 'In file' }, 201)).body;
+    const fileSubtask = await createTask(tenant, { title: 'Also in file', mortgage_file_id: file.id, parent_task_id: fileTask.id });
+    const outside = await createTask(tenant, { title: 'Outside', parent_task_id: fileTask.id });
+    const otherFileTask = await createTask(tenant, { title: 'Other file', mortgage_file_id: keptFile.id });
+    await call(tenant, 'DELETE', `/mortgage-files/${file.id}`, undefined, 200);
+    await call(tenant, 'GET', `/tasks/${fileTask.id}`, undefined, 404);
+    await call(tenant, 'GET', `/tasks/${fileSubtask.id}`, undefined, 404);
+    expect((await call(tenant, 'GET', `/tasks/${outside.id}`, undefined, 200)).body).toMatchObject({ parent_task_id: null, mortgage_file_id: null });
+    expect((await call(tenant, 'GET', `/tasks/${otherFileTask.id}`, undefined, 200)).body.mortgage_file_id).toBe(keptFile.id);
+    const remaining = (await call(tenant, 'GET', '/tasks', undefined, 200)).body;
+    expect(remaining.count).toBe(2);
+    expect(remaining.data.map((task: { id: string }) => task.id).sort()).toEqual([outside.id, otherFileTask.id].sort());
+  });
+
+  test('deleting a lead or a customer sets lead_id / customer_id of its tasks to null; the tasks stay', async () => {
+    const tenant = await runtime.organization();
+    const lead = (await call(tenant, 'POST', '/leads', { first_name: 'Noa' }, 201)).body;
+    const customer = (await call(tenant, 'POST', '/customers', { entity_name: 'Acme' }, 201)).body;
+    const both = await createTask(tenant, { title: 'Both', lead_id: lead.id, customer_id: customer.id });
+    const leadOnly = await createTask(tenant, { title: 'Lead only', lead_id: lead.id });
+    await call(tenant, 'DELETE', `/leads/${lead.id}`, undefined, 200);
+    for (const task of [both, leadOnly]) {
+      expect((await call(tenant, 'GET', `/tasks/${task.id}`, undefined, 200)).body).toMatchObject({ lead_id: null, lead: null, title: task.title });
+    }
+    expect((await call(tenant, 'GET', `/tasks/${both.id}`, undefined, 200)).body).toMatchObject({ customer_id: customer.id, customer: { entity_name: 'Acme' } });
+    await call(tenant, 'DELETE', `/customers/${customer.id}`, undefined, 200);
+    expect((await call(tenant, 'GET', `/tasks/${both.id}`, undefined, 200)).body).toMatchObject({ customer_id: null, customer: null });
+    expect((await call(tenant, 'GET', `/tasks?customer_id=${customer.id}`, undefined, 200)).body.count).toBe(0);
+    expect((await call(tenant, 'GET', '/tasks', undefined, 200)).body.count).toBe(2);
+  });
+});
