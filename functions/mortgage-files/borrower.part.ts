@@ -16,7 +16,6 @@ import { createCustomerSchema, customerEntity, customerSchema } from '../custome
 import { normalizeIdNumber, type IdType } from '../customers/id-number';
 import { mortgageFileEntity } from './mortgage-file.entity';
 import { activeDocumentTemplates, borrowerTemplates, planRequirements, REQUIREMENT_TYPE } from './requirement.part';
-import type { DocumentTemplate } from '../../shared/organizations/file-settings.repository';
 
 export const MAX_BORROWERS = 10;
 /** Input key of a customer resolved (and its writes planned) before the borrower is planned: a file created with its borrowers. */
@@ -26,20 +25,6 @@ const knownCustomers = new WeakMap<Family, Map<string, StoredRecord>>();
 export function rememberCustomers(family: Family, customers: StoredRecord[]): void {
   knownCustomers.set(family, new Map(customers.map((customer) => [customer.id, customer])));
 }
-
-/**
- * The per-borrower requirements (resources.md §6, §9.8) of the borrower being planned, waiting for
- * its id: `build` returns the fields before the part machinery gives the record its id, and the
- * first step that sees the new record with its id, in the same batch, is `parentAttributes`. Keyed by
- * the file record the family holds (one borrower is planned at a time on a family).
- */
-interface AwaitingRequirements {
-  customerId: string;
-  templates: DocumentTemplate[];
-  context: WriteContext;
-  batch: WriteBatch;
-}
-const awaitingRequirements = new WeakMap<StoredRecord, AwaitingRequirements>();
 
 /** The parts a borrower's DELETE removes with it (resources.md §6); documents and others naming it stay. */
 const OWNED_BY_BORROWER = new Set(['INCOME', 'BANK_ACCOUNT', 'OBLIGATION', REQUIREMENT_TYPE]);
@@ -187,13 +172,12 @@ export const borrowerPart = definePart({
     if (siblings.length >= MAX_BORROWERS) throw invalid(`borrowers: a mortgage file has at most ${MAX_BORROWERS} borrowers`);
     const resolved = (input as { [RESOLVED_CUSTOMER]?: StoredRecord })[RESOLVED_CUSTOMER];
     // The organization's templates are read once per request, alongside the customer's reads.
-    const [customer, templates] = await Promise.all([resolved ?? resolveBorrowerCustomer(context, input, batch), activeDocumentTemplates(context)]);
+    const [customer] = await Promise.all([resolved ?? resolveBorrowerCustomer(context, input, batch), activeDocumentTemplates(context)]);
     const existing = siblings.find((borrower) => borrower.customer_id === customer.id);
     if (existing) {
       throw conflict('Borrower already exists', { details: 'This customer is already a borrower of the mortgage file', extra: { existing_link_id: existing.id } });
     }
     const highest = siblings.reduce((max, borrower) => Math.max(max, borrower.order_index as number), -1);
-    awaitingRequirements.set(family.parent, { customerId: customer.id, templates: borrowerTemplates(templates), context, batch });
     return {
       customer_id: customer.id,
       order_index: typeof input.order_index === 'number' ? input.order_index : highest + 1,
@@ -232,13 +216,12 @@ export const borrowerPart = definePart({
       }
     }
   },
+  /** The borrower's own requirements (resources.md §6, §9.8), in its transaction (templates read once per request). */
+  async afterCreate(record, context, family, batch) {
+    planRequirements(context, family, borrowerTemplates(await activeDocumentTemplates(context)), record.id, batch);
+  },
   parentAttributes(family: Family) {
     const borrowers = siblingsOf(family, borrowerPart);
-    // A borrower just planned (its customer is on one borrower only): its requirements join its batch.
-    const awaiting = awaitingRequirements.get(family.parent);
-    awaitingRequirements.delete(family.parent);
-    const added = awaiting && borrowers.find((borrower) => borrower.customer_id === awaiting.customerId);
-    if (awaiting && added) planRequirements(awaiting.context, family, awaiting.templates, added.id, awaiting.batch);
     return {
       borrower_customer_ids: [...new Set(borrowers.map((borrower) => borrower.customer_id as string))],
       borrower_names: buildSearchText(borrowers.map((borrower) => (borrower.search_names as string | null) ?? null)) ?? '',

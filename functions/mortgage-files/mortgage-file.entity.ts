@@ -88,6 +88,8 @@ export const mortgageFileSchema = mortgageFileListItemSchema
     incomes: nestedList.nullable(),
     bank_accounts: nestedList.nullable(),
     obligations: nestedList.nullable(),
+    /** Only on a create whose nested writes partly failed: one code per failed record. */
+    child_errors: z.array(z.enum(['borrower_write_failed', 'income_write_failed', 'bank_account_write_failed', 'obligation_write_failed'])).optional(),
   })
   .meta({ id: 'MortgageFile' });
 

@@ -3,11 +3,9 @@ import { badRequest } from '../../shared/http/errors';
 import { withVersion } from '../../shared/http/record-version';
 import { newId, nowIso } from '../../shared/ids';
 import { listDocumentTemplates, type DocumentTemplate } from '../../shared/organizations/file-settings.repository';
-import { definePart, siblingsOf, type Family } from '../../shared/resources/child-entity';
+import { definePart, newPartPut, siblingsOf, type Family } from '../../shared/resources/child-entity';
 import type { StoredRecord } from '../../shared/resources/entity';
 import type { WriteBatch } from '../../shared/resources/write-batch';
-import { getTableName } from '../../shared/storage/dynamo-client';
-import { entityKeys } from '../../shared/storage/keys';
 import { KEY_MAX, TITLE_MAX } from '../../shared/validation/fields';
 import type { WriteContext } from '../../shared/write-context';
 import { mortgageFileEntity } from './mortgage-file.entity';
@@ -101,7 +99,6 @@ export const borrowerTemplates = (templates: DocumentTemplate[]) => templates.fi
  */
 export function planRequirements(context: WriteContext, family: Family, templates: DocumentTemplate[], borrowerId: string | null, batch: WriteBatch): StoredRecord[] {
   const now = nowIso();
-  const pk = entityKeys.record(mortgageFileEntity.type, context.organizationId, family.parent.id).pk;
   const records = templates.map((template) =>
     withVersion(
       {
@@ -117,16 +114,7 @@ export function planRequirements(context: WriteContext, family: Family, template
       1,
     ),
   );
-  for (const record of records) {
-    batch.add({
-      Put: {
-        TableName: getTableName(),
-        // The part's key and item layout (shared/resources/child-entity.ts).
-        Item: { pk, sk: `${mortgageFileEntity.type}#${REQUIREMENT_TYPE}#${record.id}`, entity: REQUIREMENT_TYPE.toLowerCase(), ...record, version: 1 },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      },
-    });
-  }
+  for (const record of records) batch.add(newPartPut(requirementPart, record));
   if (records.length > 0) family.parts = new Map(family.parts).set(REQUIREMENT_TYPE, [...siblingsOf(family, requirementPart), ...records]);
   return records;
 }

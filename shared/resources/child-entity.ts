@@ -7,6 +7,7 @@ import { assertPrecondition, storedVersion, versionOf, withVersion } from '../ht
 import { newId, nowIso } from '../ids';
 import { getDocumentClient, getTableName } from '../storage/dynamo-client';
 import { entityKeys, type ItemKey } from '../storage/keys';
+import type { TransactItem } from '../storage/transactions';
 import type { WriteContext } from '../write-context';
 import { pagingQuerySchema, resourceOperations, type CrudMethod } from './crud-operations';
 import type { EntityDefinition, StoredRecord } from './entity';
@@ -41,6 +42,8 @@ export interface PartDefinition {
   build(input: Record<string, unknown>, context: WriteContext, family: Family, batch: WriteBatch): Promise<Record<string, unknown>> | Record<string, unknown>;
   /** The changed fields of an update (an empty object: nothing to write). */
   change(current: StoredRecord, input: Record<string, unknown>, context: WriteContext, family: Family, batch: WriteBatch): Promise<Record<string, unknown>> | Record<string, unknown>;
+  /** Writes that come with a new part and need its id (for example a borrower's own requirements), added to its batch. */
+  afterCreate?(record: StoredRecord, context: WriteContext, family: Family, batch: WriteBatch): Promise<void> | void;
   /** Checks and extra writes of a delete (siblings that go with it, a refusal). */
   beforeDelete?(record: StoredRecord, context: WriteContext, family: Family, batch: WriteBatch): Promise<void> | void;
   /** Attributes of the parent item recomputed from the parts after a write (search and filter inputs). */
@@ -83,6 +86,11 @@ function partFromItem(part: PartDefinition, item: Record<string, unknown>): Stor
 
 function itemFromPart(part: PartDefinition, record: StoredRecord, version: number): Record<string, unknown> {
   return { ...partKey(part, record.organization_id, record[part.parentIdField] as string, record.id), entity: part.type.toLowerCase(), ...record, version };
+}
+
+/** The write of a new part's item (conditional on being new): its key and item layout in one place. */
+export function newPartPut(part: PartDefinition, record: StoredRecord): TransactItem {
+  return { Put: { TableName: getTableName(), Item: itemFromPart(part, record, versionOf(record) ?? 1), ConditionExpression: 'attribute_not_exists(pk)' } };
 }
 
 export const siblingsOf = (family: Family, part: PartDefinition): StoredRecord[] => family.parts.get(part.type) ?? [];
@@ -189,7 +197,8 @@ export async function planPartCreate(part: PartDefinition, context: WriteContext
     { ...fields, id: newId(), organization_id: context.organizationId, [part.parentIdField]: family.parent.id, created_at: now, updated_at: now } as StoredRecord,
     1,
   );
-  batch.add({ Put: { TableName: getTableName(), Item: itemFromPart(part, record, 1), ConditionExpression: 'attribute_not_exists(pk)' } });
+  batch.add(newPartPut(part, record));
+  await part.afterCreate?.(record, context, family, batch);
   const after = withPartsReplaced(family, part, [...siblingsOf(family, part), record]);
   if (moveParent) parentVersionUpdate(part, after, batch);
   family.parts = after.parts;
