@@ -7,6 +7,7 @@ import { WriteAudit } from '../audit/write-audit';
 import { authenticateApiKey, rateLimitHeaders, type AuthContext } from '../auth/authenticate';
 import { actionForMethod, isAllowed, resourceForPath } from '../auth/permissions';
 import { isUuid } from '../ids';
+import { responseDeviations } from './response-check';
 import { getLogger } from '../logger';
 import { parseJsonWithoutUnsafeKeys } from '../validation/safe-keys';
 import { ApiError, badRequest, forbidden, methodNotAllowed, notFound } from './errors';
@@ -163,6 +164,15 @@ async function invoke(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStr
     ifMatch,
     event,
   });
+  if (process.env.CHECK_RESPONSES === '1' && operation.response.schema && result.statusCode < 300) {
+    const deviations = responseDeviations(operation.response.schema, result.body);
+    if (deviations.length > 0) {
+      // Field paths and schema messages only, never values.
+      const message = `${operation.operationId} answered outside its schema: ${deviations.slice(0, 5).join('; ')}`;
+      process.stderr.write(`${message}\n`);
+      throw new Error(message);
+    }
+  }
   // A single record carries its strong ETag (GET, POST, PUT and PATCH of an item).
   const etag = entityTagOf(result.body);
   if (etag) result.headers = { ...result.headers, ETag: etag };
