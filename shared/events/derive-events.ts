@@ -3,10 +3,11 @@ import { eventIdFor } from './event-ids';
 import { sameValue, snapshotOf, type EntityEventRules } from './event-rule';
 import { LEAD_EVENT_RULES } from './lead-event-rules';
 import { MORTGAGE_FILE_EVENT_RULES } from './mortgage-file-event-rules';
+import { TASK_EVENT_RULES } from './task-event-rules';
 import type { Item, StreamChange } from './stream-change';
 
 /** The table of event rules, one entry per entity that emits events. */
-export const EVENT_RULES: readonly EntityEventRules[] = [LEAD_EVENT_RULES, MORTGAGE_FILE_EVENT_RULES];
+export const EVENT_RULES: readonly EntityEventRules[] = [LEAD_EVENT_RULES, MORTGAGE_FILE_EVENT_RULES, TASK_EVENT_RULES];
 
 export type FieldChanges = Record<string, { from: unknown; to: unknown }>;
 
