@@ -151,6 +151,41 @@ export function statusHistoryPut(context: WriteContext, fileId: string, fromStat
   };
 }
 
+export const NOTE_ROW = 'NOTE';
+
+/**
+ * The note a status change with notes leaves on the file (spec §3, resources.md §9.1:
+ * `{note_type: "status_comment", content: notes}` by the key's user), in the file's partition with
+ * the fields of a note, written in the status change's transaction.
+ */
+export function statusNotePut(context: WriteContext, fileId: string, content: string, at: string): TransactItem {
+  const noteId = newId();
+  return {
+    Put: {
+      TableName: getTableName(),
+      Item: {
+        ...entityKeys.row(MORTGAGE_FILE_TYPE, context.organizationId, fileId, NOTE_ROW, at, noteId),
+        entity: 'note',
+        id: noteId,
+        organization_id: context.organizationId,
+        mortgage_file_id: fileId,
+        content,
+        note_type: 'status_comment',
+        is_locked: false,
+        is_pinned: false,
+        is_completed: false,
+        created_by: context.userId,
+        updated_by: null,
+        completed_by: null,
+        completed_at: null,
+        created_at: at,
+        updated_at: at,
+        version: 1,
+      },
+    },
+  };
+}
+
 export const MORTGAGE_FILE_TYPE = 'MORTGAGE_FILE';
 
 /**
@@ -255,6 +290,8 @@ export const mortgageFileEntity = defineEntity({
   changeItems(before, after, input, context) {
     if (before.status === after.status) return [];
     const notes = (input as { [STATUS_NOTES]?: string | null })[STATUS_NOTES] ?? null;
-    return [statusHistoryPut(context, after.id, before.status as string, after.status as string, notes, after.updated_at)];
+    const items = [statusHistoryPut(context, after.id, before.status as string, after.status as string, notes, after.updated_at)];
+    if (notes) items.push(statusNotePut(context, after.id, notes, after.updated_at));
+    return items;
   },
 });

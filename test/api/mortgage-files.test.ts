@@ -1100,3 +1100,16 @@ describe('resources.md §1 "Order of checks", §5 numbering: what a refused crea
     expect((await update(tenant, file.id, {})).body.error).toBe('No updatable fields provided');
   });
 });
+
+describe('spec §3 Mortgage file rows, resources.md §9.1: the note of a status change', () => {
+  test('PATCH /status with notes leaves a status_comment note by the key\'s user in the same write; without notes, or the same status again, none', async () => {
+    const tenant = await runtime.organization();
+    const file = await create(tenant);
+    expect((await changeStatus(tenant, file.id, { status: 'collecting_documents', notes: 'Waiting for payslips' })).status).toBe(200);
+    expect((await changeStatus(tenant, file.id, { status: 'collecting_documents', notes: 'Again' })).status).toBe(200);
+    expect((await changeStatus(tenant, file.id, { status: 'setup' })).status).toBe(200);
+    const notes = (await partitionRows(tenant, file.id)).filter((row) => row.entity === 'note');
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toMatchObject({ note_type: 'status_comment', content: 'Waiting for payslips', created_by: tenant.userId, mortgage_file_id: file.id, is_locked: false });
+  });
+});
