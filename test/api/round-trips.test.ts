@@ -38,7 +38,8 @@ export const ROUND_TRIP_BUDGET = {
   'PATCH /leads/{id}/status': 3,
   // Nothing of the lead is written, but the successful call is still logged (spec §5 write log).
   'PATCH /leads/{id} same values': 3,
-  'DELETE /leads/{id}': 5,
+  // One Query of the task index finds the lead's tasks to unlink (resources.md §8).
+  'DELETE /leads/{id}': 6,
 };
 
 test('lead operations stay within their DynamoDB round-trip budgets (auth and rate limit included)', async () => {
@@ -99,7 +100,8 @@ export const FILE_ROUND_TRIP_BUDGET = {
   'POST /mortgage-files/{id}/incomes': 3,
   'GET /mortgage-files/{id}/incomes/{incomeId}': 2,
   'PATCH /mortgage-files/{id}/incomes/{incomeId}': 3,
-  'DELETE /mortgage-files/{id}': 5,
+  // One Query of the task index finds the file's tasks to delete (resources.md §8).
+  'DELETE /mortgage-files/{id}': 6,
 };
 
 test('mortgage file operations stay within their DynamoDB round-trip budgets', async () => {
@@ -141,6 +143,78 @@ test('mortgage file operations stay within their DynamoDB round-trip budgets', a
 
   process.stdout.write(`DynamoDB round trips per file operation: ${JSON.stringify(counts)}\n`);
   for (const [operation, budget] of Object.entries(FILE_ROUND_TRIP_BUDGET)) {
+    expect({ operation, roundTrips: counts[operation] }).toEqual({ operation, roundTrips: expect.any(Number) });
+    expect(counts[operation]).toBeLessThanOrEqual(budget);
+  }
+});
+
+/** Tasks (README "DynamoDB round trips per operation"), auth and rate limit included. */
+export const TASK_ROUND_TRIP_BUDGET = {
+  'POST /tasks': 2,
+  'POST /tasks linked to a file, lead and customer, assigned, with a parent': 4,
+  'GET /tasks/{id} linked to a lead and customer': 3,
+  'GET /tasks': 4,
+  'GET /tasks?status=': 4,
+  'PATCH /tasks/{id} status done': 4,
+  'PATCH /tasks/{id} parent 3 levels deep': 6,
+  'POST /mortgage-files/{id}/tasks': 3,
+  'GET /mortgage-files/{id}/tasks': 5,
+  'PATCH /mortgage-files/{id}/tasks/{taskId}': 3,
+  'DELETE /tasks/{id} with a child': 7,
+};
+
+test('task operations stay within their DynamoDB round-trip budgets', async () => {
+  const counts: Record<string, number> = {};
+  const file = (await measure('POST', '/mortgage-files', {})).response.body;
+  const lead = (await measure('POST', '/leads', { first_name: 'Task', last_name: 'Lead' })).response.body;
+  const customer = (await measure('POST', '/customers', { entity_name: 'Task Customer' })).response.body;
+
+  const root = await measure('POST', '/tasks', { title: 'Root' });
+  expect(root.response.status).toBe(201);
+  counts['POST /tasks'] = root.roundTrips;
+  const middle = (await measure('POST', '/tasks', { title: 'Middle', parent_task_id: root.response.body.id })).response.body;
+  const linked = await measure('POST', '/tasks', {
+    title: 'Linked',
+    mortgage_file_id: file.id,
+    lead_id: lead.id,
+    customer_id: customer.id,
+    assigned_to: tenant.userId,
+    assignees: [tenant.userId],
+    parent_task_id: middle.id,
+  });
+  expect(linked.response.status).toBe(201);
+  expect(linked.response.body).toMatchObject({ lead: { id: lead.id }, customer: { id: customer.id }, assigned_to: tenant.userId });
+  counts['POST /tasks linked to a file, lead and customer, assigned, with a parent'] = linked.roundTrips;
+  const id = linked.response.body.id;
+
+  const read = await measure('GET', `/tasks/${id}`);
+  expect(read.response.body.lead.first_name).toBe('Task');
+  counts['GET /tasks/{id} linked to a lead and customer'] = read.roundTrips;
+  counts['GET /tasks'] = (await measure('GET', '/tasks')).roundTrips;
+  counts['GET /tasks?status='] = (await measure('GET', '/tasks?status=open')).roundTrips;
+  const done = await measure('PATCH', `/tasks/${id}`, { status: 'done' });
+  expect(done.response.body.status).toBe('completed');
+  counts['PATCH /tasks/{id} status done'] = done.roundTrips;
+  const leaf = (await measure('POST', '/tasks', { title: 'Leaf' })).response.body;
+  const moved = await measure('PATCH', `/tasks/${leaf.id}`, { parent_task_id: id });
+  expect(moved.response.body.parent_task_id).toBe(id);
+  counts['PATCH /tasks/{id} parent 3 levels deep'] = moved.roundTrips;
+
+  const nested = await measure('POST', `/mortgage-files/${file.id}/tasks`, { title: 'Nested' });
+  expect(nested.response.status).toBe(201);
+  counts['POST /mortgage-files/{id}/tasks'] = nested.roundTrips;
+  const nestedList = await measure('GET', `/mortgage-files/${file.id}/tasks`);
+  expect(nestedList.response.body.count).toBe(2);
+  counts['GET /mortgage-files/{id}/tasks'] = nestedList.roundTrips;
+  const nestedPatch = await measure('PATCH', `/mortgage-files/${file.id}/tasks/${nested.response.body.id}`, { priority: 'high' });
+  expect(nestedPatch.response.status).toBe(200);
+  counts['PATCH /mortgage-files/{id}/tasks/{taskId}'] = nestedPatch.roundTrips;
+  const removed = await measure('DELETE', `/tasks/${id}`);
+  expect(removed.response.status).toBe(200);
+  counts['DELETE /tasks/{id} with a child'] = removed.roundTrips;
+
+  process.stdout.write(`DynamoDB round trips per task operation: ${JSON.stringify(counts)}\n`);
+  for (const [operation, budget] of Object.entries(TASK_ROUND_TRIP_BUDGET)) {
     expect({ operation, roundTrips: counts[operation] }).toEqual({ operation, roundTrips: expect.any(Number) });
     expect(counts[operation]).toBeLessThanOrEqual(budget);
   }
