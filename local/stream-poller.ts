@@ -75,6 +75,9 @@ export function startStreamPoller(options: StreamPollerOptions): Poller {
     );
   };
 
+  /** Set when a shard's iterator failed: the shards are read again at once. */
+  let forceRefresh = false;
+
   const refreshShards = async () => {
     const found: Shard[] = [];
     let startShard: string | undefined;
@@ -91,13 +94,13 @@ export function startStreamPoller(options: StreamPollerOptions): Poller {
         finished.add(shardId);
         continue;
       }
-      const iterator = await streams.send(
-        new GetShardIteratorCommand({
-          StreamArn: streamArn,
-          ShardId: shardId,
-          ...(checkpoint ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: checkpoint } : { ShardIteratorType: 'TRIM_HORIZON' }),
-        }),
-      );
+      const fromOldest = () => streams.send(new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shardId, ShardIteratorType: 'TRIM_HORIZON' }));
+      const iterator = checkpoint
+        ? await streams
+            .send(new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shardId, ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: checkpoint }))
+            // DynamoDB Local may trim a shard past the checkpoint: what is left is read from its oldest record.
+            .catch((error: Error) => (error.name === 'TrimmedDataAccessException' ? fromOldest() : Promise.reject(error)))
+        : await fromOldest();
       shards.set(shardId, { iterator: iterator.ShardIterator, retry: [], retries: 0 });
     }
   };
@@ -139,7 +142,16 @@ export function startStreamPoller(options: StreamPollerOptions): Poller {
       finished.add(shardId);
       return false;
     }
-    const result = await streams.send(new GetRecordsCommand({ ShardIterator: state.iterator, Limit: options.batchSize ?? 100 }));
+    let result;
+    try {
+      result = await streams.send(new GetRecordsCommand({ ShardIterator: state.iterator, Limit: options.batchSize ?? 100 }));
+    } catch (error) {
+      // An iterator that failed once (expired, timed out, refused) is never retried as it is: the
+      // shard is picked up again from its checkpoint at the next refresh, so the poller cannot stall.
+      shards.delete(shardId);
+      forceRefresh = true;
+      throw error;
+    }
     state.iterator = result.NextShardIterator;
     const records = (result.Records ?? []).map((record) => toLambdaRecord(record, streamArn));
     if (records.length === 0) return false;
@@ -156,7 +168,8 @@ export function startStreamPoller(options: StreamPollerOptions): Poller {
           streamArn = table.Table?.LatestStreamArn ?? '';
           if (!streamArn) throw new Error(`table ${options.tableName} has no stream`);
         }
-        if (Date.now() - lastRefresh > SHARD_REFRESH_MS) {
+        if (forceRefresh || Date.now() - lastRefresh > SHARD_REFRESH_MS) {
+          forceRefresh = false;
           await refreshShards();
           lastRefresh = Date.now();
         }
