@@ -1,8 +1,8 @@
 import * as z from 'zod';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { isAllowed } from '../../shared/auth/permissions';
-import { badRequest, conflict, forbidden } from '../../shared/http/errors';
-import { definePart, siblingsOf, type Family } from '../../shared/resources/child-entity';
+import { badRequest, conflict, forbidden, noUpdatableFields } from '../../shared/http/errors';
+import { definePart, partsOf, planPartDelete, siblingsOf, type Family } from '../../shared/resources/child-entity';
 import type { StoredRecord } from '../../shared/resources/entity';
 import { getRecord, getRecords, planCreate, planUpdate } from '../../shared/resources/entity.repository';
 import { WriteBatch } from '../../shared/resources/write-batch';
@@ -104,10 +104,7 @@ async function planCustomerChange(context: WriteContext, customer: StoredRecord,
   const updated = await planUpdate(customerEntity, customerContext(context), customer, inline, own);
   if (updated === customer) {
     // Unchanged, but it must still exist when the borrower is written.
-    batch.add(
-      { ConditionCheck: { TableName: getTableName(), Key: entityKeys.record(customerEntity.type, context.organizationId, customer.id), ConditionExpression: 'attribute_exists(pk)' } },
-      () => invalid('customer_id: not a customer of the organization'),
-    );
+    batch.requireExists(entityKeys.record(customerEntity.type, context.organizationId, customer.id), () => invalid('customer_id: not a customer of the organization'));
     return customer;
   }
   if (!isAllowed(context.permissions ?? [], 'customers', 'write')) {
@@ -200,7 +197,7 @@ export const borrowerPart = definePart({
       const updated = await planCustomerChange(context, customer, inline, batch);
       changes.search_names = customerNames(updated);
     }
-    if (Object.keys(changes).length === 0 && Object.keys(inline).length === 0) throw badRequest('No updatable fields provided');
+    if (Object.keys(changes).length === 0 && Object.keys(inline).length === 0) throw noUpdatableFields();
     return changes;
   },
   beforeDelete(record, context, family, batch) {
@@ -209,11 +206,8 @@ export const borrowerPart = definePart({
       throw conflict('Main borrower', { details: 'The main borrower cannot be removed while the file has other borrowers' });
     }
     // The borrower's incomes, bank accounts, obligations and requirements go with it (resources.md §6).
-    for (const [type, records] of family.parts) {
-      if (!OWNED_BY_BORROWER.has(type)) continue;
-      for (const owned of records.filter((candidate) => candidate.borrower_id === record.id)) {
-        batch.add({ Delete: { TableName: getTableName(), Key: { pk: entityKeys.record(mortgageFileEntity.type, context.organizationId, family.parent.id).pk, sk: `${mortgageFileEntity.type}#${type}#${owned.id}` } } });
-      }
+    for (const part of partsOf(mortgageFileEntity).filter((candidate) => OWNED_BY_BORROWER.has(candidate.type))) {
+      for (const owned of siblingsOf(family, part).filter((candidate) => candidate.borrower_id === record.id)) planPartDelete(part, context, family, owned, batch, false);
     }
   },
   /** The borrower's own requirements (resources.md §6, §9.8), in its transaction (templates read once per request). */

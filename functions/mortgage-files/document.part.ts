@@ -1,9 +1,7 @@
 import * as z from 'zod';
-import { badRequest } from '../../shared/http/errors';
-import { definePart, siblingsOf, type Family } from '../../shared/resources/child-entity';
+import { badRequest, noUpdatableFields } from '../../shared/http/errors';
+import { definePart, partKey, siblingsOf, type Family, type PartDefinition } from '../../shared/resources/child-entity';
 import type { WriteBatch } from '../../shared/resources/write-batch';
-import { getTableName } from '../../shared/storage/dynamo-client';
-import { entityKeys } from '../../shared/storage/keys';
 import { KEY_MAX, TITLE_MAX } from '../../shared/validation/fields';
 import { borrowerPart } from './borrower.part';
 import { mortgageFileEntity } from './mortgage-file.entity';
@@ -47,12 +45,8 @@ export const documentInput = z.object({
 const invalid = (details: string) => badRequest('Validation failed', { details });
 
 /** A referenced part must still exist when the document is written (it may be removed meanwhile). */
-function planStillThere(family: Family, type: string, id: string, field: string, batch: WriteBatch): void {
-  const pk = entityKeys.record(mortgageFileEntity.type, family.parent.organization_id, family.parent.id).pk;
-  batch.add(
-    { ConditionCheck: { TableName: getTableName(), Key: { pk, sk: `${mortgageFileEntity.type}#${type}#${id}` }, ConditionExpression: 'attribute_exists(pk)' } },
-    () => invalid(`${field}: no longer exists`),
-  );
+function planStillThere(family: Family, part: PartDefinition, id: string, field: string, batch: WriteBatch): void {
+  batch.requireExists(partKey(part, family.parent.organization_id, family.parent.id, id), () => invalid(`${field}: no longer exists`));
 }
 
 function parsedInput(input: Record<string, unknown>): z.infer<typeof documentInput> {
@@ -92,16 +86,16 @@ export const documentPart = definePart({
       const owner = requirement.borrower_id as string | null;
       if (owner !== null && borrowerId !== null && borrowerId !== owner) throw invalid("borrower_id: the requirement is another borrower's");
       borrowerId ??= owner;
-      planStillThere(family, requirementPart.type, requirement.id, 'requirement_id', batch);
+      planStillThere(family, requirementPart, requirement.id, 'requirement_id', batch);
     }
     if (borrowerId !== null) {
       if (!siblingsOf(family, borrowerPart).some((borrower) => borrower.id === borrowerId)) throw invalid('borrower_id: not a borrower of this mortgage file');
-      planStillThere(family, borrowerPart.type, borrowerId, 'borrower_id', batch);
+      planStillThere(family, borrowerPart, borrowerId, 'borrower_id', batch);
     }
     return { ...values, borrower_id: borrowerId, uploaded_by: context.userId };
   },
   change() {
     // Read-only through the API (resources.md §9.12).
-    throw badRequest('No updatable fields provided');
+    throw noUpdatableFields();
   },
 });

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { ApiError, badRequest, recordNotFound } from '../../shared/http/errors';
+import { ApiError, badRequest, noUpdatableFields } from '../../shared/http/errors';
 import { assertPrecondition, versionOf, withVersion } from '../../shared/http/record-version';
 import { newId, nowIso } from '../../shared/ids';
 import {
@@ -207,7 +207,7 @@ export async function updateFileWithRecords(context: WriteContext, id: string, b
 
   const family = await retryOnVersionConflict(async () => {
     const family = await requireFamily(mortgageFileEntity, context.organizationId, id, true);
-    if (!hasScalar && total === 0 && sent.length === 0) throw badRequest('No updatable fields provided');
+    if (!hasScalar && total === 0 && sent.length === 0) throw noUpdatableFields();
     if (total > UPDATE_RECORDS_MAX) throw badRequest('Validation failed', { details: `incomes, bank_accounts, obligations: at most ${UPDATE_RECORDS_MAX} records per request` });
     const current = family.parent;
     assertPrecondition(context.ifMatch, current, versionOf(current) ?? 0);
@@ -238,6 +238,5 @@ export async function updateFileWithRecords(context: WriteContext, id: string, b
     family.parent = updated === current ? family.parent : updated;
     return family;
   });
-  if (!family) throw recordNotFound(mortgageFileEntity.label);
   return presentFile(family, Object.fromEntries(sent.map(({ field }) => [field, true])));
 }

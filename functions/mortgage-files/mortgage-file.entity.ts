@@ -105,9 +105,6 @@ export const statusHistoryRowSchema = z
   })
   .meta({ id: 'MortgageFileStatusHistoryRow' });
 
-/** The body's file fields, an empty string (or a string of spaces, trimmed) as null. */
-const FIELDS_TRIMMED_EMPTY = (input: Record<string, unknown>) => FILE_FIELDS.map((field) => [field, emptyToNull(input[field] ?? null)] as const);
-
 const invalid = (details: string, code?: string) => badRequest('Validation failed', { details, ...(code ? { code } : {}) });
 
 function checkedStatus(organization: Organization | undefined, status: string): void {
@@ -238,7 +235,8 @@ export const mortgageFileEntity = defineEntity({
   ],
   async build(input, context) {
     const values: Record<string, unknown> = {};
-    for (const field of FIELDS_TRIMMED_EMPTY(input)) values[field[0]] = field[1];
+    // Omitted, null and empty (after trimming) are all no value.
+    for (const field of FILE_FIELDS) values[field] = emptyToNull(input[field] ?? null);
     const givenStatus = values.status as string | null;
     if (givenStatus && REJECTED_CREATE_STATUSES.has(givenStatus)) throw invalid(`status: a file cannot be created in status "${givenStatus}"`);
     // Everything is checked before the organization's counter moves: a refused create takes no number.

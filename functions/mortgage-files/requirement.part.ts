@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { badRequest } from '../../shared/http/errors';
+import { noUpdatableFields } from '../../shared/http/errors';
 import { withVersion } from '../../shared/http/record-version';
 import { newId, nowIso } from '../../shared/ids';
 import { listDocumentTemplates, type DocumentTemplate } from '../../shared/organizations/file-settings.repository';
@@ -64,7 +64,7 @@ export const requirementPart = definePart({
   },
   change() {
     // A requirement is made from its template and never edited; document statuses track it (§9.9).
-    throw badRequest('No updatable fields provided');
+    throw noUpdatableFields();
   },
 });
 

@@ -4,26 +4,26 @@ import { versionOf, withVersion } from '../../shared/http/record-version';
 import { list, ok } from '../../shared/http/response';
 import { getOrganization } from '../../shared/organizations/organization.repository';
 import { activeStatuses, statusItemSchema } from '../../shared/organizations/system-statuses';
-import { deleteRecord, listRecords, requireRecord, updateRecord } from '../../shared/resources/entity.repository';
+import { deleteRecord, listRecordRows, listRecords, requireRecord, updateRecord } from '../../shared/resources/entity.repository';
 import { listQuerySchema, resourceOperations, writeContextOf } from '../../shared/resources/crud-operations';
-import { getTableName } from '../../shared/storage/dynamo-client';
-import { entityKeys } from '../../shared/storage/keys';
-import { queryAll } from '../../shared/storage/paginated-requests';
 import { createFileWithRecords, createMortgageFileSchema, readFile, updateFileWithRecords, updateMortgageFileWithRecordsSchema } from './file-with-records';
 import { borrowerPart } from './borrower.part';
 import { bankAccountPart, incomePart, obligationPart } from './file-records.part';
 import { partOperations } from '../../shared/resources/child-entity';
+import { defineEntity } from '../../shared/resources/entity';
 import { deleteTasksOfFile } from '../tasks/task-links';
 import { fileTaskOperations } from '../tasks/routes';
 import {
   changeMortgageFileStatusSchema,
-  MORTGAGE_FILE_TYPE,
   mortgageFileEntity,
   mortgageFileSchema,
   STATUS_HISTORY_ROW,
   STATUS_NOTES,
   statusHistoryRowSchema,
 } from './mortgage-file.entity';
+
+/** The file as its delete sees it: its tasks go with it (resources.md §8), after the file's own delete. */
+const fileWithTasks = defineEntity({ ...mortgageFileEntity, afterDelete: (record) => deleteTasksOfFile(record.organization_id, record.id) });
 
 const historyListSchema = z.object({ data: z.array(statusHistoryRowSchema), count: z.number().int() }).meta({ id: 'MortgageFileStatusHistory' });
 const HISTORY_FIELDS = Object.keys(statusHistoryRowSchema.shape);
@@ -41,11 +41,7 @@ export const mortgageFileOperations: Operation[] = [
     create: (context, _params, body) => createFileWithRecords(context, body),
     get: (organizationId, params) => readFile(organizationId, params.id),
     update: (context, params, body) => updateFileWithRecords(context, params.id, body),
-    // Its tasks go with it (resources.md §8), after the file's own delete.
-    delete: async (context, params) => {
-      await deleteRecord(mortgageFileEntity, context, params.id);
-      await deleteTasksOfFile(context.organizationId, params.id);
-    },
+    delete: (context, params) => deleteRecord(fileWithTasks, context, params.id),
   }),
   defineOperation({
     method: 'GET',
@@ -79,14 +75,7 @@ export const mortgageFileOperations: Operation[] = [
     summary: "The file's status changes, newest first",
     response: { status: 200, description: 'History rows', schema: historyListSchema },
     handle: async ({ auth, params }) => {
-      await requireRecord(mortgageFileEntity, auth.organizationId, params.id);
-      const rows = await queryAll({
-        TableName: getTableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :kind)',
-        ExpressionAttributeValues: { ':pk': entityKeys.record(MORTGAGE_FILE_TYPE, auth.organizationId, params.id).pk, ':kind': `${STATUS_HISTORY_ROW}#` },
-        ScanIndexForward: false,
-      });
-      const data = rows.map((row) => Object.fromEntries(HISTORY_FIELDS.map((field) => [field, row[field] ?? null])));
+      const data = await listRecordRows(mortgageFileEntity, auth.organizationId, params.id, STATUS_HISTORY_ROW, HISTORY_FIELDS);
       return list(data, data.length);
     },
   }),

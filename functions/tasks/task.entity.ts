@@ -1,12 +1,11 @@
 import * as z from 'zod';
 import { ApiError, badRequest, recordNotFound } from '../../shared/http/errors';
-import { versionCondition, versionOf } from '../../shared/http/record-version';
+import { versionOf } from '../../shared/http/record-version';
 import { isUuid, nowIso } from '../../shared/ids';
 import { listValues } from '../../shared/lists/system-lists';
 import { defineEntity, type StoredRecord } from '../../shared/resources/entity';
 import { findRecordIds, getRecord, recordFromItem, updateRecord } from '../../shared/resources/entity.repository';
 import { VersionConflict, type WriteBatch } from '../../shared/resources/write-batch';
-import { getTableName } from '../../shared/storage/dynamo-client';
 import { entityKeys, keys, type ItemKey } from '../../shared/storage/keys';
 import { batchGetAll } from '../../shared/storage/paginated-requests';
 import { emptyToNull, FREE_TEXT_MAX, listValue, TITLE_MAX, text } from '../../shared/validation/fields';
@@ -196,10 +195,7 @@ async function resolve(context: WriteContext, lookup: Lookup, checks: WriteBatch
     }
     if (field === 'lead_id') scope.leads.set(item.id as string, leadSummary(item));
     if (field === 'customer_id') scope.customers.set(item.id as string, customerSummary(item));
-    checks.add(
-      { ConditionCheck: { TableName: getTableName(), Key: key, ConditionExpression: 'attribute_exists(pk)' } },
-      () => (field === 'mortgage_file_id' && lookup.fileFromPath ? recordNotFound('Mortgage file') : invalid(REFERENCE_MEANING[field])),
-    );
+    checks.requireExists(key, () => (field === 'mortgage_file_id' && lookup.fileFromPath ? recordNotFound('Mortgage file') : invalid(REFERENCE_MEANING[field])));
   }
   if (parent) await checkChain(context, parent, lookup.taskId, checks);
   return { activeUsers };
@@ -215,20 +211,8 @@ async function checkChain(context: WriteContext, parent: StoredRecord, taskId: s
   while (current) {
     if (current.id === taskId) throw cycle();
     chain.push(current);
-    const { expression, names, values } = versionCondition(versionOf(current) ?? 0);
-    checks.add(
-      {
-        ConditionCheck: {
-          TableName: getTableName(),
-          Key: taskKey(context.organizationId, current.id),
-          ConditionExpression: expression,
-          ExpressionAttributeNames: names,
-          ...(Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
-        },
-      },
-      // An ancestor changed or went since it was read: read the chain again.
-      () => new VersionConflict(),
-    );
+    // An ancestor changed or went since it was read: read the chain again.
+    checks.requireVersion(taskKey(context.organizationId, current.id), versionOf(current) ?? 0, () => new VersionConflict());
     const next = current.parent_task_id as string | null;
     if (!next) break;
     // The task itself is one more level below the chain.

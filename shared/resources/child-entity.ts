@@ -1,11 +1,11 @@
 import * as z from 'zod';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { noUpdatableFields, recordNotFound } from '../http/errors';
 import { parsePaging } from '../http/list-query';
 import type { Operation } from '../http/operation';
 import { assertPrecondition, storedVersion, versionOf, withVersion } from '../http/record-version';
 import { newId, nowIso } from '../ids';
-import { getDocumentClient, getTableName } from '../storage/dynamo-client';
+import { getTableName } from '../storage/dynamo-client';
+import { queryAll } from '../storage/paginated-requests';
 import { entityKeys, type ItemKey } from '../storage/keys';
 import type { TransactItem } from '../storage/transactions';
 import type { WriteContext } from '../write-context';
@@ -73,7 +73,8 @@ export function definePart(definition: PartDefinition): PartDefinition {
 
 export const partsOf = (parent: EntityDefinition): PartDefinition[] => partsByParent.get(parent.type) ?? [];
 
-const partKey = (part: PartDefinition, organizationId: string, parentId: string, id: string): ItemKey => ({
+/** A part's key: the parent's partition, `<PARENT>#<TYPE>#<id>`. */
+export const partKey = (part: PartDefinition, organizationId: string, parentId: string, id: string): ItemKey => ({
   pk: entityKeys.record(part.parent.type, organizationId, parentId).pk,
   sk: `${part.parent.type}#${part.type}#${id}`,
 });
@@ -101,21 +102,12 @@ export const ordered = (part: PartDefinition, records: StoredRecord[]) => [...re
 /** The parent and every part of it: one Query of the parent's partition (the parent's own rows only). */
 export async function readFamily(parent: EntityDefinition, organizationId: string, parentId: string, consistent = false): Promise<Family | undefined> {
   const pk = entityKeys.record(parent.type, organizationId, parentId).pk;
-  const items: Record<string, unknown>[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await getDocumentClient().send(
-      new QueryCommand({
-        TableName: getTableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :parent)',
-        ExpressionAttributeValues: { ':pk': pk, ':parent': parent.type },
-        ConsistentRead: consistent,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  const items = await queryAll({
+    TableName: getTableName(),
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :parent)',
+    ExpressionAttributeValues: { ':pk': pk, ':parent': parent.type },
+    ConsistentRead: consistent,
+  });
   const parentItem = items.find((item) => item.sk === parent.type);
   if (!parentItem) return undefined;
   const parts = new Map<string, StoredRecord[]>();

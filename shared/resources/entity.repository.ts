@@ -264,6 +264,23 @@ export async function updateRecord(entity: EntityDefinition, context: WriteConte
   });
 }
 
+/**
+ * Rows of one kind kept in a record's own partition (its status history, its notes), newest first,
+ * with `fields` only. The record itself is read in parallel: a missing one is its 404.
+ */
+export async function listRecordRows(entity: EntityDefinition, organizationId: string, id: string, kind: string, fields: string[]): Promise<Record<string, unknown>[]> {
+  const [, rows] = await Promise.all([
+    requireRecord(entity, organizationId, id),
+    queryAll({
+      TableName: getTableName(),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :kind)',
+      ExpressionAttributeValues: { ':pk': entityKeys.record(entity.type, organizationId, id).pk, ':kind': `${kind}#` },
+      ScanIndexForward: false,
+    }),
+  ]);
+  return rows.map((row) => Object.fromEntries(fields.map((field) => [field, row[field] ?? null])));
+}
+
 /** The rows kept in the record's own partition (its history, timeline, children), removed after it. */
 async function deleteItemCollection(entity: EntityDefinition, organizationId: string, id: string): Promise<void> {
   const rows = await queryAll({

@@ -1,3 +1,6 @@
+import { versionCondition } from '../http/record-version';
+import { getTableName } from '../storage/dynamo-client';
+import type { ItemKey } from '../storage/keys';
 import { TransactionConditionFailed, transactWrite, type TransactItem } from '../storage/transactions';
 
 /** A record changed between its read and the write (its version condition failed): read again and retry. */
@@ -31,6 +34,28 @@ export class WriteBatch {
   addBatch(other: WriteBatch): this {
     other.items.forEach((item, index) => this.add(item, other.meanings.get(index)));
     return this;
+  }
+
+  /** The batch commits only while the item still exists (a record read and relied on, not written). */
+  requireExists(key: ItemKey, onMissing: () => Error): this {
+    return this.add({ ConditionCheck: { TableName: getTableName(), Key: key, ConditionExpression: 'attribute_exists(pk)' } }, onMissing);
+  }
+
+  /** The batch commits only while the item is still at the version it was read at. */
+  requireVersion(key: ItemKey, version: number, onChanged: () => Error): this {
+    const { expression, names, values } = versionCondition(version);
+    return this.add(
+      {
+        ConditionCheck: {
+          TableName: getTableName(),
+          Key: key,
+          ConditionExpression: expression,
+          ExpressionAttributeNames: names,
+          ...(Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
+        },
+      },
+      onChanged,
+    );
   }
 
   async commit(): Promise<void> {

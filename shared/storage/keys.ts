@@ -230,8 +230,9 @@ export const entityKeys = {
 // ---- Records a lead's `source` may reference (spec §2 Lead: lead source, contact or customer) ----
 export const referenceKeys = {
   leadSource: (organizationId: string, id: string): ItemKey => ({ pk: `ORG#${organizationId}#LEADSOURCE#${id}`, sk: 'LEADSOURCE' }),
-  contact: (organizationId: string, id: string): ItemKey => ({ pk: `ORG#${organizationId}#CONTACT#${id}`, sk: 'CONTACT' }),
-  customer: (organizationId: string, id: string): ItemKey => ({ pk: `ORG#${organizationId}#CUSTOMER#${id}`, sk: 'CUSTOMER' }),
+  // Contacts and customers are declared entities: their keys are the entities' own.
+  contact: (organizationId: string, id: string): ItemKey => entityKeys.record('CONTACT', organizationId, id),
+  customer: (organizationId: string, id: string): ItemKey => entityKeys.record('CUSTOMER', organizationId, id),
 };
 
 // ---- What the app configures for mortgage files (resources.md §12): custom fields, payment sources, templates ----
