@@ -1,17 +1,11 @@
-import { startTestRuntime, type TestRuntime } from '../support/test-runtime';
+import { useTestRuntime, type TestRuntime } from '../support/test-runtime';
 
 /**
  * Professional contacts (resources.md §1 and §4, spec §4 Contacts, §7 errors) over real HTTP.
  * The rules every resource shares (tenant 404, PUT = PATCH, 405, paging, write log, ETag) are in
  * shared-resource-rules.test.ts. Each test uses its own organization (60 requests/minute per key).
  */
-let runtime: TestRuntime;
-beforeAll(async () => {
-  runtime = await startTestRuntime({ events: false });
-});
-afterAll(async () => {
-  await runtime.stop();
-});
+const runtime = useTestRuntime({ events: false });
 
 type Tenant = Awaited<ReturnType<TestRuntime['organization']>>;
 type Body = Record<string, unknown>;

@@ -3,15 +3,9 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { LEAD_RESPONSE_FIELDS } from '../../functions/leads/lead.schema';
 import { getDocumentClient } from '../../shared/storage/dynamo-client';
 import { keys } from '../../shared/storage/keys';
-import { startTestRuntime, type TestRuntime } from '../support/test-runtime';
+import { useTestRuntime, type TestRuntime } from '../support/test-runtime';
 
-let runtime: TestRuntime;
-beforeAll(async () => {
-  runtime = await startTestRuntime();
-});
-afterAll(async () => {
-  await runtime.stop();
-});
+const runtime = useTestRuntime();
 
 type Tenant = Awaited<ReturnType<TestRuntime['organization']>>;
 

@@ -1,17 +1,11 @@
-import { startTestRuntime, type TestRuntime } from '../support/test-runtime';
+import { useTestRuntime, type TestRuntime } from '../support/test-runtime';
 
 /**
  * System lists (resources.md §2, spec §4 "System lists", §5 permissions, §11): `GET /lists` and
  * `GET /lists/{name}`, over real HTTP. The expected values are transcribed from resources.md §2
  * (and §9.6 for the timeline event types), independently of the implementation's definition.
  */
-let runtime: TestRuntime;
-beforeAll(async () => {
-  runtime = await startTestRuntime({ events: false });
-});
-afterAll(async () => {
-  await runtime.stop();
-});
+const runtime = useTestRuntime({ events: false });
 
 const EXPECTED: Record<string, Array<[value: string, label: string, label_he: string]>> = {
   'id-types': [

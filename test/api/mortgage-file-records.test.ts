@@ -1,17 +1,11 @@
-import { startTestRuntime, type TestRuntime } from '../support/test-runtime';
+import { failingOneCall, useTestRuntime, type TestRuntime } from '../support/test-runtime';
 
 /**
  * A file's borrowers, incomes, bank accounts and obligations (resources.md §5 "Create", "Read",
  * "Update", §6, §7; spec §2 Mortgage file, Borrower) over real HTTP against DynamoDB Local. Each test
  * uses its own organization (60 requests/minute per key).
  */
-let runtime: TestRuntime;
-beforeAll(async () => {
-  runtime = await startTestRuntime({ events: false });
-});
-afterAll(async () => {
-  await runtime.stop();
-});
+const runtime = useTestRuntime({ events: false });
 
 type Tenant = Awaited<ReturnType<TestRuntime['organization']>>;
 type Body = Record<string, any>;
@@ -144,30 +138,14 @@ describe('resources.md §5: a file created with its nested records', () => {
 
   test('a nested write that fails at the database still answers 201 with child_errors (codes only); what was written stays', async () => {
     const tenant = await runtime.organization();
-    // The second borrower's customer takes an id number that another customer takes first, between
-    // validation and the borrower's write: its transaction is refused by the database.
-    const { getDocumentClient } = await import('../../shared/storage/dynamo-client');
-    const client = getDocumentClient();
-    let armed = true;
-    client.middlewareStack.add(
-      (next) => async (args: any) => {
-        const input = JSON.stringify(args.input ?? {});
-        if (armed && input.includes('TransactItems') && input.includes('"borrower"') && input.includes('Avi Cohen')) {
-          armed = false;
-          const error = new Error('injected failure of one nested write');
-          error.name = 'InternalServerError';
-          throw error;
-        }
-        return next(args);
-      },
-      { step: 'initialize', name: 'failOneNestedWrite' },
-    );
-    try {
+    // The database refuses the second borrower's transaction (an injected error of that one call).
+    await failingOneCall(['TransactItems', '"borrower"', 'Avi Cohen'], async (fired) => {
       const response = await call(tenant, 'POST', '/mortgage-files', {
         borrowers: [{ first_name: 'Dana', last_name: 'Cohen' }, { first_name: 'Avi', last_name: 'Cohen' }],
         incomes: [{ income_type: 'salary', monthly_amount: 100, borrower_index: 1 }, { income_type: 'salary', monthly_amount: 200 }],
       });
       expect(response.status).toBe(201);
+      expect(fired()).toBe(true);
       expect(response.body.child_errors).toEqual(['borrower_write_failed', 'income_write_failed']);
       expect(response.body.borrowers.map((borrower: Body) => borrower.first_name)).toEqual(['Dana']);
       expect(response.body.incomes.map((income: Body) => income.monthly_amount)).toEqual([200]);
@@ -176,10 +154,7 @@ describe('resources.md §5: a file created with its nested records', () => {
       expect(read.body.incomes).toHaveLength(1);
       expect(read.body.child_errors).toBeUndefined();
       expect(read.headers.get('etag')).toBe(response.headers.get('etag'));
-    } finally {
-      armed = false;
-      client.middlewareStack.remove('failOneNestedWrite');
-    }
+    });
   });
 });
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { getDocumentClient } from '../../shared/storage/dynamo-client';
 import { entityKeys } from '../../shared/storage/keys';
-import { startTestRuntime, type TestResponse, type TestRuntime } from '../support/test-runtime';
+import { useTestRuntime, type TestResponse, type TestRuntime } from '../support/test-runtime';
 
 /**
  * Mortgage files, the file itself (spec §2 Mortgage file, §3, §4 Mortgage files, §5, §7;
@@ -11,13 +11,7 @@ import { startTestRuntime, type TestResponse, type TestRuntime } from '../suppor
  * Nested borrowers, incomes, bank accounts and obligations and the events are tested elsewhere.
  * Each test uses its own organization (60 requests/minute per key).
  */
-let runtime: TestRuntime;
-beforeAll(async () => {
-  runtime = await startTestRuntime({ events: false });
-});
-afterAll(async () => {
-  await runtime.stop();
-});
+const runtime = useTestRuntime({ events: false });
 
 type Tenant = Awaited<ReturnType<TestRuntime['organization']>>;
 type Body = Record<string, unknown>;

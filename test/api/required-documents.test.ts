@@ -1,6 +1,6 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { getDocumentClient } from '../../shared/storage/dynamo-client';
-import { startTestRuntime, type TestRuntime } from '../support/test-runtime';
+import { failingOneCall, useTestRuntime, type TestRuntime } from '../support/test-runtime';
 
 /**
  * A file's requirements (resources.md §9.8, §5 "Create", "Delete", §6 borrower POST and DELETE): one
@@ -8,13 +8,7 @@ import { startTestRuntime, type TestRuntime } from '../support/test-runtime';
  * one for the file. There is no route for them yet, so the rows are read from DynamoDB Local with a
  * Query of the file's partition. Each test uses its own organization.
  */
-let runtime: TestRuntime;
-beforeAll(async () => {
-  runtime = await startTestRuntime({ events: false });
-});
-afterAll(async () => {
-  await runtime.stop();
-});
+const runtime = useTestRuntime({ events: false });
 
 type Tenant = Awaited<ReturnType<TestRuntime['organization']>>;
 type Body = Record<string, any>;
@@ -174,27 +168,12 @@ describe('resources.md §6: a borrower added later gets the per-borrower require
 describe('resources.md §5 "Create": a borrower write that fails leaves none of its requirements', () => {
   test('the failed borrower has no requirement; the file and the other borrower have theirs', async () => {
     const tenant = await runtime.organization();
-    const client = getDocumentClient();
-    let armed = true;
-    client.middlewareStack.add(
-      (next) => async (args: any) => {
-        const input = JSON.stringify(args.input ?? {});
-        if (armed && input.includes('TransactItems') && input.includes('"borrower"') && input.includes('Avi Cohen')) {
-          armed = false;
-          const error = new Error('injected failure of one borrower write');
-          error.name = 'InternalServerError';
-          throw error;
-        }
-        return next(args);
-      },
-      { step: 'initialize', name: 'failOneBorrowerWrite' },
-    );
-    try {
+    await failingOneCall(['TransactItems', '"borrower"', 'Avi Cohen'], async (fired) => {
       const response = await call(tenant, 'POST', '/mortgage-files', {
         borrowers: [{ first_name: 'Dana', last_name: 'Cohen' }, { first_name: 'Avi', last_name: 'Cohen' }],
       });
       expect(response.status).toBe(201);
-      expect(armed).toBe(false);
+      expect(fired()).toBe(true);
       expect(response.body.child_errors).toEqual(['borrower_write_failed']);
       const [dana] = response.body.borrowers;
       expect(response.body.borrowers).toHaveLength(1);
@@ -202,10 +181,7 @@ describe('resources.md §5 "Create": a borrower write that fails leaves none of 
       // The answer's version counts what was written: GET gives the same ETag.
       const read = await call(tenant, 'GET', `/mortgage-files/${response.body.id}`);
       expect(read.headers.get('etag')).toBe(response.headers.get('etag'));
-    } finally {
-      armed = false;
-      client.middlewareStack.remove('failOneBorrowerWrite');
-    }
+    });
   });
 });
 

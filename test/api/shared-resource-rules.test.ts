@@ -1,19 +1,13 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { getDocumentClient } from '../../shared/storage/dynamo-client';
 import { keys } from '../../shared/storage/keys';
-import { startTestRuntime, type TestRuntime } from '../support/test-runtime';
+import { useTestRuntime, type TestRuntime } from '../support/test-runtime';
 
 /**
  * The rules every resource declared on the shared machinery has (resources.md §1), run over each
  * of them: tenant isolation, PUT = PATCH, 405 with Allow, paging, write log, ETag and If-Match.
  */
-let runtime: TestRuntime;
-beforeAll(async () => {
-  runtime = await startTestRuntime({ events: false });
-});
-afterAll(async () => {
-  await runtime.stop();
-});
+const runtime = useTestRuntime({ events: false });
 
 interface ResourceCase {
   /** The collection path as routed (a part's under `/mortgage-files/{id}`). */

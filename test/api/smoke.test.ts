@@ -1,12 +1,6 @@
-import { startTestRuntime, type TestRuntime } from '../support/test-runtime';
+import { useTestRuntime, type TestRuntime } from '../support/test-runtime';
 
-let runtime: TestRuntime;
-beforeAll(async () => {
-  runtime = await startTestRuntime();
-});
-afterAll(async () => {
-  await runtime.stop();
-});
+const runtime = useTestRuntime();
 
 test('a created lead can be read back (spec §4 Leads)', async () => {
   const { apiKey } = await runtime.organization();

@@ -1,4 +1,4 @@
-import { startTestRuntime, type TestRuntime } from '../support/test-runtime';
+import { useTestRuntime, type TestRuntime } from '../support/test-runtime';
 
 /**
  * Tasks (spec §2, §3, §4, §7, §8; resources.md §8): fields and defaults, `done`, completion
@@ -6,13 +6,7 @@ import { startTestRuntime, type TestRuntime } from '../support/test-runtime';
  * unlinking and deleting with the records they name, permissions and tenant isolation. Every test
  * has its own organization (60 requests a minute per key).
  */
-let runtime: TestRuntime;
-beforeAll(async () => {
-  runtime = await startTestRuntime({ events: false });
-});
-afterAll(async () => {
-  await runtime.stop();
-});
+const runtime = useTestRuntime({ events: false });
 
 type Tenant = Awaited<ReturnType<TestRuntime['organization']>>;
 type Body = Record<string, unknown>;

@@ -1,13 +1,7 @@
 import { runCli } from '../../admin/cli';
-import { startTestRuntime, type TestRuntime } from '../support/test-runtime';
+import { useTestRuntime, type TestRuntime } from '../support/test-runtime';
 
-let runtime: TestRuntime;
-beforeAll(async () => {
-  runtime = await startTestRuntime();
-});
-afterAll(async () => {
-  await runtime.stop();
-});
+const runtime = useTestRuntime();
 
 describe('contract: admin commands against the same database the API uses', () => {
   test('org create: an active subscription and the system statuses (one default, one converted; setup for files)', async () => {

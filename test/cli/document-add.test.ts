@@ -2,20 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { runCli } from '../../admin/cli';
 import { getDocumentClient } from '../../shared/storage/dynamo-client';
-import { startTestRuntime, type TestRuntime } from '../support/test-runtime';
+import { useTestRuntime, type TestRuntime } from '../support/test-runtime';
 
 /**
  * `mortgage-admin document add` (contract.md; resources.md §9.12): the document record an upload in
  * the app would create, written into the file's partition. Files are made over HTTP; the command
  * runs in this process against the same table.
  */
-let runtime: TestRuntime;
-beforeAll(async () => {
-  runtime = await startTestRuntime({ events: false });
-});
-afterAll(async () => {
-  await runtime.stop();
-});
+const runtime = useTestRuntime({ events: false });
 
 type Tenant = Awaited<ReturnType<TestRuntime['organization']>>;
 type Body = Record<string, any>;

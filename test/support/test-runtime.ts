@@ -81,3 +81,53 @@ export async function startTestRuntime(overrides: Partial<RuntimeOptions> = {}):
     },
   };
 }
+
+/**
+ * The test file's runtime: started before its first test and stopped after its last. Call it at
+ * the top level of a test file; the returned object is usable inside tests and hooks.
+ */
+export function useTestRuntime(overrides: Partial<RuntimeOptions> = {}): TestRuntime {
+  let started: TestRuntime | undefined;
+  beforeAll(async () => {
+    started = await startTestRuntime(overrides);
+  });
+  afterAll(async () => {
+    await started?.stop();
+  });
+  return new Proxy({} as TestRuntime, {
+    get(_target, property) {
+      if (!started) throw new Error('the test runtime is used before beforeAll started it');
+      const value = (started as unknown as Record<PropertyKey, unknown>)[property];
+      return typeof value === 'function' ? value.bind(started) : value;
+    },
+  });
+}
+
+/**
+ * Makes the first DynamoDB call whose input contains every one of `markers` fail (a database error
+ * the service must survive), for the length of `run`. Real engine otherwise: only that call fails.
+ */
+export async function failingOneCall<T>(markers: string[], run: (fired: () => boolean) => Promise<T>): Promise<T> {
+  const { getDocumentClient } = await import('../../shared/storage/dynamo-client');
+  const client = getDocumentClient();
+  const name = `failOneCall-${randomUUID()}`;
+  let armed = true;
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      const input = JSON.stringify((args as { input?: unknown }).input ?? {});
+      if (armed && markers.every((marker) => input.includes(marker))) {
+        armed = false;
+        const error = new Error('injected failure of one database call');
+        error.name = 'InternalServerError';
+        throw error;
+      }
+      return next(args);
+    },
+    { step: 'initialize', name },
+  );
+  try {
+    return await run(() => !armed);
+  } finally {
+    client.middlewareStack.remove(name);
+  }
+}
