@@ -14,6 +14,7 @@ import { emptyToNull, listValue } from '../../shared/validation/fields';
 import type { WriteContext } from '../../shared/write-context';
 import { createCustomerSchema, customerEntity, customerSchema } from '../customers/customer.entity';
 import { normalizeIdNumber, type IdType } from '../customers/id-number';
+import { timelinePut } from './file-rows';
 import { mortgageFileEntity } from './mortgage-file.entity';
 import { activeDocumentTemplates, borrowerTemplates, planRequirements, REQUIREMENT_TYPE } from './requirement.part';
 
@@ -213,6 +214,7 @@ export const borrowerPart = definePart({
   /** The borrower's own requirements (resources.md §6, §9.8), in its transaction (templates read once per request). */
   async afterCreate(record, context, family, batch) {
     planRequirements(context, family, borrowerTemplates(await activeDocumentTemplates(context)), record.id, batch);
+    batch.add(timelinePut(context.organizationId, family.parent.id, 'borrower_added', { borrower_id: record.id }, context.userId, record.created_at));
   },
   parentAttributes(family: Family) {
     const borrowers = siblingsOf(family, borrowerPart);

@@ -13,6 +13,9 @@ import { amountSchema } from '../../shared/validation/bounded';
 import { calendarDate, emptyToNull, FREE_TEXT_MAX, listValue, TITLE_MAX, text } from '../../shared/validation/fields';
 import type { WriteContext } from '../../shared/write-context';
 import { customerEntity } from '../customers/customer.entity';
+import { MORTGAGE_FILE_TYPE, statusNotePuts, timelinePut } from './file-rows';
+
+export { MORTGAGE_FILE_TYPE } from './file-rows';
 import { getLead } from '../leads/lead.repository';
 
 /** Statuses a file can never be created in (spec §2 Mortgage file). */
@@ -148,42 +151,6 @@ export function statusHistoryPut(context: WriteContext, fileId: string, fromStat
   };
 }
 
-export const NOTE_ROW = 'NOTE';
-
-/**
- * The note a status change with notes leaves on the file (spec §3, resources.md §9.1:
- * `{note_type: "status_comment", content: notes}` by the key's user), in the file's partition with
- * the fields of a note, written in the status change's transaction.
- */
-export function statusNotePut(context: WriteContext, fileId: string, content: string, at: string): TransactItem {
-  const noteId = newId();
-  return {
-    Put: {
-      TableName: getTableName(),
-      Item: {
-        ...entityKeys.row(MORTGAGE_FILE_TYPE, context.organizationId, fileId, NOTE_ROW, at, noteId),
-        entity: 'note',
-        id: noteId,
-        organization_id: context.organizationId,
-        mortgage_file_id: fileId,
-        content,
-        note_type: 'status_comment',
-        is_locked: false,
-        is_pinned: false,
-        is_completed: false,
-        created_by: context.userId,
-        updated_by: null,
-        completed_by: null,
-        completed_at: null,
-        created_at: at,
-        updated_at: at,
-        version: 1,
-      },
-    },
-  };
-}
-
-export const MORTGAGE_FILE_TYPE = 'MORTGAGE_FILE';
 
 /**
  * A file's key holds its organization; the operator's commands name a file by its id alone
@@ -274,6 +241,7 @@ export const mortgageFileEntity = defineEntity({
   },
   createItems(record, context) {
     return [
+      timelinePut(context.organizationId, record.id, 'file_created', { file_number: record.file_number as string }, context.userId, record.created_at),
       {
         Put: {
           TableName: getTableName(),
@@ -285,11 +253,20 @@ export const mortgageFileEntity = defineEntity({
   async beforeDelete(record) {
     return [{ Delete: { TableName: getTableName(), Key: fileIdPointerKey(record.id) } }];
   },
+  /** A status change: its history row, its note and its timeline row; a new assignee: its timeline row (resources.md §5, §9.6). */
   changeItems(before, after, input, context) {
-    if (before.status === after.status) return [];
-    const notes = (input as { [STATUS_NOTES]?: string | null })[STATUS_NOTES] ?? null;
-    const items = [statusHistoryPut(context, after.id, before.status as string, after.status as string, notes, after.updated_at)];
-    if (notes) items.push(statusNotePut(context, after.id, notes, after.updated_at));
+    const items: TransactItem[] = [];
+    const at = after.updated_at;
+    if (before.status !== after.status) {
+      const notes = (input as { [STATUS_NOTES]?: string | null })[STATUS_NOTES] ?? null;
+      items.push(statusHistoryPut(context, after.id, before.status as string, after.status as string, notes, at));
+      if (notes) items.push(...statusNotePuts(context.organizationId, after.id, context.userId, notes, at));
+      items.push(timelinePut(context.organizationId, after.id, 'status_changed', { from_status: before.status as string, to_status: after.status as string }, context.userId, at));
+    }
+    if ((before.assigned_to ?? null) !== (after.assigned_to ?? null)) {
+      const change = { from_user_id: (before.assigned_to as string | null) ?? null, to_user_id: (after.assigned_to as string | null) ?? null };
+      items.push(timelinePut(context.organizationId, after.id, 'assigned', change, context.userId, at));
+    }
     return items;
   },
 });

@@ -13,6 +13,8 @@ import { partOperations } from '../../shared/resources/child-entity';
 import { defineEntity } from '../../shared/resources/entity';
 import { deleteTasksOfFile } from '../tasks/task-links';
 import { fileTaskOperations } from '../tasks/routes';
+import { noteOperations } from './note.child';
+import { timelineOperations } from './timeline';
 import {
   changeMortgageFileStatusSchema,
   mortgageFileEntity,
@@ -84,4 +86,6 @@ export const mortgageFileOperations: Operation[] = [
   ...partOperations(bankAccountPart),
   ...partOperations(obligationPart),
   ...fileTaskOperations,
+  ...noteOperations,
+  ...timelineOperations,
 ];

@@ -10,7 +10,7 @@ import { entityKeys, keys, type ItemKey } from '../../shared/storage/keys';
 import { batchGetAll } from '../../shared/storage/paginated-requests';
 import { emptyToNull, FREE_TEXT_MAX, listValue, TITLE_MAX, text } from '../../shared/validation/fields';
 import type { WriteContext } from '../../shared/write-context';
-import { MORTGAGE_FILE_TYPE } from '../mortgage-files/mortgage-file.entity';
+import { MORTGAGE_FILE_TYPE, timelinePut } from '../mortgage-files/file-rows';
 
 export const TASK_TYPE = 'TASK';
 const CUSTOMER_TYPE = 'CUSTOMER';
@@ -331,6 +331,17 @@ export const taskEntity = defineEntity({
       changes.completed_by = null;
     }
     return changes;
+  },
+  /** A task of a file appends `task_created` to the file's timeline (resources.md §9.6). */
+  createItems(record, context) {
+    const fileId = record.mortgage_file_id as string | null;
+    return fileId ? [timelinePut(context.organizationId, fileId, 'task_created', { task_id: record.id }, context.userId, record.created_at)] : [];
+  },
+  /** ... and `task_completed` when it becomes completed. */
+  changeItems(before, after, _input, context) {
+    const fileId = after.mortgage_file_id as string | null;
+    if (!fileId || after.status !== 'completed' || before.status === 'completed') return [];
+    return [timelinePut(context.organizationId, fileId, 'task_completed', { task_id: after.id }, context.userId, after.updated_at)];
   },
   // Its children stay, with parent_task_id null (resources.md §8).
   async afterDelete(record) {
