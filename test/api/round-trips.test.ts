@@ -10,6 +10,9 @@ let tenant: Awaited<ReturnType<TestRuntime['organization']>>;
 
 beforeAll(async () => {
   runtime = await startTestRuntime({ events: false });
+});
+// A fresh organization per test: each key has 60 requests a minute.
+beforeEach(async () => {
   tenant = await runtime.organization();
   // Open the key's rate window first: the request that opens a window costs one more UpdateItem.
   await runtime.request('GET', '/leads/statuses', { key: tenant.apiKey });
@@ -215,6 +218,46 @@ test('task operations stay within their DynamoDB round-trip budgets', async () =
 
   process.stdout.write(`DynamoDB round trips per task operation: ${JSON.stringify(counts)}\n`);
   for (const [operation, budget] of Object.entries(TASK_ROUND_TRIP_BUDGET)) {
+    expect({ operation, roundTrips: counts[operation] }).toEqual({ operation, roundTrips: expect.any(Number) });
+    expect(counts[operation]).toBeLessThanOrEqual(budget);
+  }
+});
+
+/** A file's notes and timeline (resources.md §9.1, §9.6): children in the file's partition. */
+export const FILE_NOTE_ROUND_TRIP_BUDGET = {
+  'POST /mortgage-files/{id}/notes': 3,
+  'GET /mortgage-files/{id}/notes': 3,
+  'GET /mortgage-files/{id}/notes/{noteId}': 2,
+  'PATCH /mortgage-files/{id}/notes/{noteId}': 3,
+  'DELETE /mortgage-files/{id}/notes/{noteId}': 3,
+  'GET /mortgage-files/{id}/timeline': 3,
+};
+
+test('note and timeline operations stay within their DynamoDB round-trip budgets', async () => {
+  const counts: Record<string, number> = {};
+  const file = (await measure('POST', '/mortgage-files', {})).response.body;
+  const created = await measure('POST', `/mortgage-files/${file.id}/notes`, { content: 'Called the bank' });
+  expect(created.response.status).toBe(201);
+  counts['POST /mortgage-files/{id}/notes'] = created.roundTrips;
+  const noteId = created.response.body.id;
+  const listed = await measure('GET', `/mortgage-files/${file.id}/notes`);
+  expect(listed.response.body.count).toBe(1);
+  counts['GET /mortgage-files/{id}/notes'] = listed.roundTrips;
+  const read = await measure('GET', `/mortgage-files/${file.id}/notes/${noteId}`);
+  expect(read.response.status).toBe(200);
+  counts['GET /mortgage-files/{id}/notes/{noteId}'] = read.roundTrips;
+  const patched = await measure('PATCH', `/mortgage-files/${file.id}/notes/${noteId}`, { is_pinned: true });
+  expect(patched.response.body.is_pinned).toBe(true);
+  counts['PATCH /mortgage-files/{id}/notes/{noteId}'] = patched.roundTrips;
+  const timeline = await measure('GET', `/mortgage-files/${file.id}/timeline`);
+  expect(timeline.response.body.count).toBe(2);
+  counts['GET /mortgage-files/{id}/timeline'] = timeline.roundTrips;
+  const removed = await measure('DELETE', `/mortgage-files/${file.id}/notes/${noteId}`);
+  expect(removed.response.status).toBe(200);
+  counts['DELETE /mortgage-files/{id}/notes/{noteId}'] = removed.roundTrips;
+
+  process.stdout.write(`DynamoDB round trips per note and timeline operation: ${JSON.stringify(counts)}\n`);
+  for (const [operation, budget] of Object.entries(FILE_NOTE_ROUND_TRIP_BUDGET)) {
     expect({ operation, roundTrips: counts[operation] }).toEqual({ operation, roundTrips: expect.any(Number) });
     expect(counts[operation]).toBeLessThanOrEqual(budget);
   }

@@ -59,6 +59,14 @@ const RESOURCES: ResourceCase[] = [
     label: 'Task',
     part: { segment: 'tasks', itemParam: 'taskId' },
   },
+  {
+    path: '/mortgage-files/{id}/notes',
+    permission: 'mortgage-files',
+    valid: () => ({ content: 'Called the bank' }),
+    update: { content: 'Zeta content' },
+    label: 'Note',
+    part: { segment: 'notes', itemParam: 'noteId' },
+  },
 ];
 
 const MISSING_ID = '00000000-0000-4000-8000-000000000000';
