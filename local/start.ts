@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import path from 'node:path';
 import { assertPortFree } from './dynamodb-local';
 import { startRuntime } from './runtime';

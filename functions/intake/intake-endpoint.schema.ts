@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { isMappingTarget, normalizeFieldName } from './field-names';
 import { parseAllowEntry } from './ip-allow-list';
 

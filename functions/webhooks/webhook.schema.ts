@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { EVENT_CATALOG, EVENT_TYPES, type EventType } from '../../shared/events/event-catalog';
 import { MAX_WEBHOOK_URL_LENGTH } from '../../shared/webhooks/webhook-url-rules';
 

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Headers every API response carries (spec §2 Caching, §5 CORS). */
 export const COMMON_HEADERS: Record<string, string> = {

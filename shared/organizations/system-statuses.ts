@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** A lead or mortgage-file status of one organization (spec §2 "Lead status list item"). */
 export const statusItemSchema = z.object({

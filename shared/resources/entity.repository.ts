@@ -288,6 +288,8 @@ async function deleteItemCollection(entity: EntityDefinition, organizationId: st
     KeyConditionExpression: 'pk = :pk',
     ExpressionAttributeValues: { ':pk': entityKeys.record(entity.type, organizationId, id).pk },
     ProjectionExpression: 'pk, sk',
+    // Strongly consistent: a child written just before the record's delete is in the partition and goes too.
+    ConsistentRead: true,
   });
   await batchWriteAll(rows.map((row) => ({ DeleteRequest: { Key: itemKeyOf(row) } })));
 }

@@ -1,5 +1,5 @@
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { z } from 'zod';
+import * as z from 'zod';
 import { configGeneration, getConfig } from '../config';
 import type { DeliveryWake } from './webhook-delivery.repository';
 
