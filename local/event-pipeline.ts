@@ -1,7 +1,6 @@
 import { getLogger } from '../shared/logger';
-import { enqueueWakes } from '../shared/webhooks/delivery-queue';
+import { rearmWaitingDeliveries, sweepOverdueDeliveries } from '../shared/webhooks/delivery-sweeper';
 import { fireDueWakes } from '../shared/webhooks/local-delivery-scheduler';
-import { dueDeliveries, wakeOf } from '../shared/webhooks/webhook-delivery.repository';
 import { startQueuePoller, type Poller } from './queue-poller';
 import { localLambdaContext } from './lambda-context';
 import { localSqsClient } from './sqs-server';
@@ -16,15 +15,26 @@ export interface EventPipelineOptions {
   queueArn: string;
 }
 
-/** The local scheduler: fires due wakes onto the delivery queue every quarter second. */
+/** How often the local scheduler looks for overdue deliveries (the AWS sweep runs every 5 minutes). */
+const SWEEP_INTERVAL_MS = 10_000;
+
+/**
+ * The local scheduler: fires due wakes onto the delivery queue every quarter second, and every ten
+ * seconds sweeps deliveries whose wake-up is overdue (the same sweep the AWS rate schedule runs).
+ */
 function startSchedulerPoller(intervalMs = 250): Poller {
   let stopping = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
+  let lastSweep = Date.now();
   const tick = () => {
     running = (async () => {
       try {
         while (!stopping && (await fireDueWakes()) >= 100);
+        if (!stopping && Date.now() - lastSweep >= SWEEP_INTERVAL_MS) {
+          lastSweep = Date.now();
+          await sweepOverdueDeliveries();
+        }
       } catch (error) {
         getLogger().warn('local scheduler poll failed', { errorName: (error as Error)?.name });
       }
@@ -43,16 +53,16 @@ function startSchedulerPoller(intervalMs = 250): Poller {
 
 /**
  * Events and webhooks on one machine: stream poller → fanout handler, queue poller → delivery
- * handler, the local scheduler, and first of all the re-enqueueing of deliveries that are due
- * (the in-memory queue may have lost their messages with the last run).
+ * handler, the local scheduler, and first of all the re-arming of every waiting delivery (the
+ * in-memory queue lost their messages with the last run, delayed retries included).
  */
 export async function startEventPipeline(options: EventPipelineOptions): Promise<Poller> {
   const dynamoDb = localDynamoClient(options.dynamoDbEndpoint);
   const sqs = localSqsClient(options.sqsEndpoint);
   const pollers: Poller[] = [];
   try {
-    const due = await dueDeliveries();
-    if (due.length > 0) await enqueueWakes(due.map(wakeOf));
+    // The queue is new: every waiting delivery is armed again with its remaining delay.
+    await rearmWaitingDeliveries();
 
     const fanout = (await import('../functions/stream-fanout/handler')).handler;
     const delivery = (await import('../functions/webhook-delivery/handler')).handler;

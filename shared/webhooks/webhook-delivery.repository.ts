@@ -324,9 +324,15 @@ export async function listEndpointDeliveries(
   return { data: items.map(deliveryFromItem), count };
 }
 
+/** Every waiting delivery, due or not, over all organizations (gsi4 shards), as full items. */
+export function waitingDeliveries(): Promise<WebhookDelivery[]> {
+  return dueDeliveries(Number.POSITIVE_INFINITY);
+}
+
 /** Waiting deliveries due by `now`, over all organizations (gsi4 shards), as full items. */
 export async function dueDeliveries(now = Date.now()): Promise<WebhookDelivery[]> {
-  const bound = `${new Date(now).toISOString()}$`; // '$' sorts after the '#' separator
+  // '$' sorts after the '#' separator; '~' after every ISO time.
+  const bound = Number.isFinite(now) ? `${new Date(now).toISOString()}$` : '~';
   const keyLists = await Promise.all(
     Array.from({ length: DUE_DELIVERY_SHARDS }, (_, shard) =>
       queryAll({
