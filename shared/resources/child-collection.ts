@@ -64,6 +64,12 @@ export interface ChildDefinition {
   authorize?(current: StoredRecord, scope: ChildScope, action: 'update' | 'delete'): void;
   /** The answer of records (for example with another record's fields joined in). */
   present?(records: StoredRecord[], parent: StoredRecord): Promise<StoredRecord[]> | StoredRecord[];
+  /**
+   * How fields are stored when not as themselves (an analysis' JSON gzipped into a Binary attribute):
+   * `encode` turns the record's fields into the item's attributes, `decode` the item's attributes back
+   * into fields. Every read and write of the child goes through them.
+   */
+  storage?: { encode(record: StoredRecord): Record<string, unknown>; decode(item: Record<string, unknown>): Record<string, unknown> };
 }
 
 /** Who writes, and the parent record the write is under (read consistently). */
@@ -90,7 +96,8 @@ export const childKey = (child: ChildDefinition, organizationId: string, parentI
 
 const storedFields = (child: ChildDefinition) => ['id', 'organization_id', child.parentIdField, ...child.fields, 'created_at', 'updated_at'];
 
-export function childFromItem(child: ChildDefinition, item: Record<string, unknown>): StoredRecord {
+export function childFromItem(child: ChildDefinition, stored: Record<string, unknown>): StoredRecord {
+  const item = child.storage ? child.storage.decode(stored) : stored;
   const record: Record<string, unknown> = {};
   for (const field of storedFields(child)) record[field] = item[field] ?? null;
   return withVersion(record as StoredRecord, storedVersion(item));
@@ -98,7 +105,7 @@ export function childFromItem(child: ChildDefinition, item: Record<string, unkno
 
 export function childItem(child: ChildDefinition, record: StoredRecord, version: number): Record<string, unknown> {
   const key = childKey(child, record.organization_id, record[child.parentIdField] as string, record.id);
-  return { ...key, entity: child.entity ?? child.type.toLowerCase(), ...record, version };
+  return { ...key, entity: child.entity ?? child.type.toLowerCase(), ...(child.storage ? child.storage.encode(record) : record), version };
 }
 
 /** The write of a new child's item (conditional on being new). */
