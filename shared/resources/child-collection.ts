@@ -50,6 +50,13 @@ export interface ChildDefinition {
   methods?: CrudMethod[];
   /** Whether the list ignores `limit`/`offset` (resources.md §1: *unpaged*). */
   unpaged?: boolean;
+  /**
+   * For records that can be large (an analysis holds up to 256 KB of JSON): a page ends before the
+   * record that would take its answer past this many bytes (measured as the JSON string inside the
+   * function's response, so within Lambda's 6 MB response limit); at least one record is always
+   * answered. `count` stays the number of matches: a client continues at `offset + data.length`.
+   */
+  maxPageBytes?: number;
   /** The record's own fields from a validated create body; may add checks and writes to the batch. */
   build(input: Record<string, unknown>, scope: ChildScope, batch: WriteBatch): Promise<Record<string, unknown>> | Record<string, unknown>;
   /** The changed fields of an update (an empty object, with nothing added to the batch: nothing to write). */
@@ -211,7 +218,19 @@ export async function listChildren(child: ChildDefinition, organizationId: strin
   );
   const sorted = [...matching].sort(child.order ?? newestFirst);
   const page = child.unpaged ? sorted : (({ limit, offset }) => sorted.slice(offset, offset + limit))(parsePaging(query));
-  return { data: await present(child, page, parent), count: matching.length };
+  const presented = await present(child, page, parent);
+  return { data: child.maxPageBytes ? withinBytes(presented, child.maxPageBytes) : presented, count: matching.length };
+}
+
+/** The leading records whose answer fits in `budget` bytes (at least one). */
+function withinBytes(records: StoredRecord[], budget: number): StoredRecord[] {
+  let used = 0;
+  for (let index = 0; index < records.length; index++) {
+    // The body is itself a JSON string inside the function's response: measured escaped twice.
+    used += Buffer.byteLength(JSON.stringify(JSON.stringify(records[index])), 'utf8');
+    if (used > budget && index > 0) return records.slice(0, index);
+  }
+  return records;
 }
 
 async function createChild(child: ChildDefinition, context: WriteContext, parentId: string, input: Record<string, unknown>): Promise<StoredRecord> {

@@ -228,6 +228,28 @@ describe('analyses (resources.md §9.14)', () => {
     expect((await call(tenant, 'GET', `${path}/${created.body.id}`)).body.analysis_data).toEqual(data);
   });
 
+  test('a page of large analyses ends before 5 MB of answer (Lambda answers at most 6 MB); count is every match, the next page continues at offset + data.length', async () => {
+    const tenant = await runtime.organization();
+    const file = await createFile(tenant);
+    const path = `/mortgage-files/${file.id}/analyses`;
+    const ids: string[] = [];
+    for (let index = 0; index < 21; index++) {
+      const created = await call(tenant, 'POST', path, { title: `Analysis ${index}`, analysis_data: objectOfBytes(262_144, String.fromCharCode(97 + (index % 26))) });
+      expect(created.status).toBe(201);
+      ids.unshift(created.body.id);
+    }
+    const first = await call(tenant, 'GET', path);
+    expect(first.status).toBe(200);
+    expect(first.body.count).toBe(21);
+    expect(first.body.data.length).toBeGreaterThan(10);
+    expect(first.body.data.length).toBeLessThan(21);
+    expect(first.text.length).toBeLessThan(5_000_000);
+    const rest = await call(tenant, 'GET', `${path}?offset=${first.body.data.length}`);
+    expect([...first.body.data, ...rest.body.data].map((row: Body) => row.id)).toEqual(ids);
+    // Small records are not affected: a page of titles only.
+    expect((await call(tenant, 'GET', `${path}?limit=3`)).body.data).toHaveLength(3);
+  });
+
   test('__proto__, constructor and prototype keys are dropped at any depth; nesting beyond 100 levels → 400', async () => {
     const tenant = await runtime.organization();
     const file = await createFile(tenant);
