@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { badRequest, noUpdatableFields } from '../../shared/http/errors';
-import { definePart, partKey, siblingsOf, type Family, type PartDefinition } from '../../shared/resources/child-entity';
+import { definePart, partKey, partOperations, siblingsOf, type Family, type PartDefinition } from '../../shared/resources/child-entity';
 import type { WriteBatch } from '../../shared/resources/write-batch';
 import { KEY_MAX, TITLE_MAX } from '../../shared/validation/fields';
 import { borrowerPart } from './borrower.part';
@@ -9,8 +9,10 @@ import { requirementPart } from './requirement.part';
 
 /**
  * A file's documents (resources.md §9.12): records of what the app's upload stored. The API only
- * reads them; the operator's `mortgage-admin document add` writes them. Stored as a part of the file
- * (in its partition, removed with it). No routes of their own yet.
+ * reads them (`GET .../documents`, `GET .../documents/{documentId}`; every other method 405 `Allow:
+ * GET`); the operator's `mortgage-admin document add` writes them. Stored as a part of the file (in
+ * its partition, removed with it). Only the declared fields are read from an item: file contents and
+ * storage keys are never returned.
  */
 const dateTime = z.iso.datetime({ offset: true });
 
@@ -31,7 +33,7 @@ export const documentSchema = z.object({
   uploaded_by: z.uuid().nullable(),
   created_at: dateTime,
   updated_at: dateTime,
-});
+}).meta({ id: 'Document' });
 
 export const documentInput = z.object({
   name: z.string({ error: 'must be a string' }).trim().min(1, 'must not be empty').max(TITLE_MAX, `must be at most ${TITLE_MAX} characters`),
@@ -64,12 +66,12 @@ export const documentPart = definePart({
   segment: 'documents',
   itemParam: 'documentId',
   names: { singular: 'document', plural: 'documents' },
-  // No `meta` ids: no route answers with them yet, so they stay out of the OpenAPI components.
+  // Create and update are the operator's (no route serves them): their inputs stay out of the OpenAPI components.
   schemas: {
     create: documentInput,
     update: documentInput.partial(),
     record: documentSchema,
-    list: z.object({ data: z.array(documentSchema), count: z.number().int() }),
+    list: z.object({ data: z.array(documentSchema), count: z.number().int() }).meta({ id: 'DocumentList' }),
   },
   fields: ['name', 'document_type', 'content_type', 'size_bytes', 'requirement_id', 'borrower_id', 'uploaded_by'],
   /**
@@ -99,3 +101,6 @@ export const documentPart = definePart({
     throw noUpdatableFields();
   },
 });
+
+/** Read-only routes (resources.md §9.12): list (newest first, paged) and item. */
+export const documentOperations = partOperations(documentPart, ['list', 'get']);

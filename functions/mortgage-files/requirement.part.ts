@@ -18,7 +18,7 @@ import { mortgageFileEntity } from './mortgage-file.entity';
  * template never changes requirements that exist. Stored as a part of the file (in its partition,
  * removed with it); a borrower's requirements go with the borrower (borrower.part.ts).
  *
- * No routes of its own yet: `GET /required-documents` answers from these rows.
+ * No routes of its own: `GET /required-documents` (required-documents.ts) answers from these rows.
  */
 const dateTime = z.iso.datetime({ offset: true });
 
@@ -53,7 +53,7 @@ export const requirementPart = definePart({
     create: requirementInput,
     update: requirementInput.partial(),
     record: requirementSchema,
-    // No `meta` ids: no route answers with them yet, so they stay out of the OpenAPI components.
+    // No `meta` ids: no route answers with them (required-documents.ts has its own shape).
     list: z.object({ data: z.array(requirementSchema), count: z.number().int() }),
   },
   fields: ['key', 'label', 'borrower_id'],

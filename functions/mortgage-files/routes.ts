@@ -15,6 +15,12 @@ import { deleteTasksOfFile } from '../tasks/task-links';
 import { fileTaskOperations } from '../tasks/routes';
 import { noteOperations } from './note.child';
 import { timelineOperations } from './timeline';
+import { documentStatusOperations } from './document-status.child';
+import { requiredDocumentOperations } from './required-documents';
+import { documentOperations } from './document.part';
+import { generatedDocumentOperations, signatureOperations } from './signed-documents.child';
+import { calculatorMixOperations } from './calculator-mix.child';
+import { analysisOperations } from './analysis.child';
 import {
   changeMortgageFileStatusSchema,
   mortgageFileEntity,
@@ -88,4 +94,11 @@ export const mortgageFileOperations: Operation[] = [
   ...fileTaskOperations,
   ...noteOperations,
   ...timelineOperations,
+  ...requiredDocumentOperations,
+  ...documentStatusOperations,
+  ...documentOperations,
+  ...signatureOperations,
+  ...generatedDocumentOperations,
+  ...calculatorMixOperations,
+  ...analysisOperations,
 ];

@@ -50,6 +50,13 @@ export interface ChildDefinition {
   methods?: CrudMethod[];
   /** Whether the list ignores `limit`/`offset` (resources.md §1: *unpaged*). */
   unpaged?: boolean;
+  /**
+   * For records that can be large (an analysis holds up to 256 KB of JSON): a page ends before the
+   * record that would take its answer past this many bytes (measured as the JSON string inside the
+   * function's response, so within Lambda's 6 MB response limit); at least one record is always
+   * answered. `count` stays the number of matches: a client continues at `offset + data.length`.
+   */
+  maxPageBytes?: number;
   /** The record's own fields from a validated create body; may add checks and writes to the batch. */
   build(input: Record<string, unknown>, scope: ChildScope, batch: WriteBatch): Promise<Record<string, unknown>> | Record<string, unknown>;
   /** The changed fields of an update (an empty object, with nothing added to the batch: nothing to write). */
@@ -64,6 +71,12 @@ export interface ChildDefinition {
   authorize?(current: StoredRecord, scope: ChildScope, action: 'update' | 'delete'): void;
   /** The answer of records (for example with another record's fields joined in). */
   present?(records: StoredRecord[], parent: StoredRecord): Promise<StoredRecord[]> | StoredRecord[];
+  /**
+   * How fields are stored when not as themselves (an analysis' JSON gzipped into a Binary attribute):
+   * `encode` turns the record's fields into the item's attributes, `decode` the item's attributes back
+   * into fields. Every read and write of the child goes through them.
+   */
+  storage?: { encode(record: StoredRecord): Record<string, unknown>; decode(item: Record<string, unknown>): Record<string, unknown> };
 }
 
 /** Who writes, and the parent record the write is under (read consistently). */
@@ -90,7 +103,8 @@ export const childKey = (child: ChildDefinition, organizationId: string, parentI
 
 const storedFields = (child: ChildDefinition) => ['id', 'organization_id', child.parentIdField, ...child.fields, 'created_at', 'updated_at'];
 
-export function childFromItem(child: ChildDefinition, item: Record<string, unknown>): StoredRecord {
+export function childFromItem(child: ChildDefinition, stored: Record<string, unknown>): StoredRecord {
+  const item = child.storage ? child.storage.decode(stored) : stored;
   const record: Record<string, unknown> = {};
   for (const field of storedFields(child)) record[field] = item[field] ?? null;
   return withVersion(record as StoredRecord, storedVersion(item));
@@ -98,7 +112,7 @@ export function childFromItem(child: ChildDefinition, item: Record<string, unkno
 
 export function childItem(child: ChildDefinition, record: StoredRecord, version: number): Record<string, unknown> {
   const key = childKey(child, record.organization_id, record[child.parentIdField] as string, record.id);
-  return { ...key, entity: child.entity ?? child.type.toLowerCase(), ...record, version };
+  return { ...key, entity: child.entity ?? child.type.toLowerCase(), ...(child.storage ? child.storage.encode(record) : record), version };
 }
 
 /** The write of a new child's item (conditional on being new). */
@@ -204,7 +218,19 @@ export async function listChildren(child: ChildDefinition, organizationId: strin
   );
   const sorted = [...matching].sort(child.order ?? newestFirst);
   const page = child.unpaged ? sorted : (({ limit, offset }) => sorted.slice(offset, offset + limit))(parsePaging(query));
-  return { data: await present(child, page, parent), count: matching.length };
+  const presented = await present(child, page, parent);
+  return { data: child.maxPageBytes ? withinBytes(presented, child.maxPageBytes) : presented, count: matching.length };
+}
+
+/** The leading records whose answer fits in `budget` bytes (at least one). */
+function withinBytes(records: StoredRecord[], budget: number): StoredRecord[] {
+  let used = 0;
+  for (let index = 0; index < records.length; index++) {
+    // The body is itself a JSON string inside the function's response: measured escaped twice.
+    used += Buffer.byteLength(JSON.stringify(JSON.stringify(records[index])), 'utf8');
+    if (used > budget && index > 0) return records.slice(0, index);
+  }
+  return records;
 }
 
 async function createChild(child: ChildDefinition, context: WriteContext, parentId: string, input: Record<string, unknown>): Promise<StoredRecord> {

@@ -262,3 +262,55 @@ test('note and timeline operations stay within their DynamoDB round-trip budgets
     expect(counts[operation]).toBeLessThanOrEqual(budget);
   }
 });
+
+/** A file's documents and their statuses, mixes and analyses (README "DynamoDB round trips per operation"), auth and rate limit included. */
+export const DOCUMENT_ROUND_TRIP_BUDGET = {
+  'GET /mortgage-files/{id}/required-documents': 3,
+  'POST /mortgage-files/{id}/document-statuses': 3,
+  'POST /mortgage-files/{id}/document-statuses with requirement_id': 4,
+  'PATCH /mortgage-files/{id}/document-statuses/{documentStatusId} status': 3,
+  'GET /mortgage-files/{id}/document-statuses': 3,
+  'GET /mortgage-files/{id}/documents': 2,
+  'GET /mortgage-files/{id}/signatures': 3,
+  'POST /mortgage-files/{id}/calculator-mixes': 3,
+  'POST /mortgage-files/{id}/analyses': 3,
+  'GET /mortgage-files/{id}/analyses/{analysisId}': 2,
+  'PATCH /mortgage-files/{id}/analyses/{analysisId}': 3,
+};
+
+test('document, mix and analysis operations stay within their DynamoDB round-trip budgets', async () => {
+  const counts: Record<string, number> = {};
+  const file = (await measure('POST', '/mortgage-files', { borrowers: [{ first_name: 'Dana', last_name: 'Cohen' }] })).response.body;
+  const base = `/mortgage-files/${file.id}`;
+
+  const required = await measure('GET', `${base}/required-documents`);
+  expect(required.response.body.count).toBe(6);
+  counts['GET /mortgage-files/{id}/required-documents'] = required.roundTrips;
+  const plain = await measure('POST', `${base}/document-statuses`, { document_type: 'pension_report' });
+  expect(plain.response.status).toBe(201);
+  counts['POST /mortgage-files/{id}/document-statuses'] = plain.roundTrips;
+  const linked = await measure('POST', `${base}/document-statuses`, { document_type: 'id_card', requirement_id: required.response.body.data.requirements[0].id, status: 'requested' });
+  expect(linked.response.status).toBe(201);
+  counts['POST /mortgage-files/{id}/document-statuses with requirement_id'] = linked.roundTrips;
+  const changed = await measure('PATCH', `${base}/document-statuses/${linked.response.body.id}`, { status: 'received', note: 'Got it' });
+  expect(changed.response.body.notes).toHaveLength(2);
+  counts['PATCH /mortgage-files/{id}/document-statuses/{documentStatusId} status'] = changed.roundTrips;
+  counts['GET /mortgage-files/{id}/document-statuses'] = (await measure('GET', `${base}/document-statuses`)).roundTrips;
+  counts['GET /mortgage-files/{id}/documents'] = (await measure('GET', `${base}/documents`)).roundTrips;
+  counts['GET /mortgage-files/{id}/signatures'] = (await measure('GET', `${base}/signatures`)).roundTrips;
+
+  const mix = await measure('POST', `${base}/calculator-mixes`, { data: { version: 2, mixes: [{ track: 'prime', amount: 500000, years: 25, rate: 5.5 }] } });
+  expect(mix.response.status).toBe(201);
+  counts['POST /mortgage-files/{id}/calculator-mixes'] = mix.roundTrips;
+  const analysis = await measure('POST', `${base}/analyses`, { analysis_data: { ratio: 0.33 } });
+  expect(analysis.response.status).toBe(201);
+  counts['POST /mortgage-files/{id}/analyses'] = analysis.roundTrips;
+  counts['GET /mortgage-files/{id}/analyses/{analysisId}'] = (await measure('GET', `${base}/analyses/${analysis.response.body.id}`)).roundTrips;
+  counts['PATCH /mortgage-files/{id}/analyses/{analysisId}'] = (await measure('PATCH', `${base}/analyses/${analysis.response.body.id}`, { title: 'Affordability' })).roundTrips;
+
+  process.stdout.write(`DynamoDB round trips per document, mix and analysis operation: ${JSON.stringify(counts)}\n`);
+  for (const [operation, budget] of Object.entries(DOCUMENT_ROUND_TRIP_BUDGET)) {
+    expect({ operation, roundTrips: counts[operation] }).toEqual({ operation, roundTrips: expect.any(Number) });
+    expect(counts[operation]).toBeLessThanOrEqual(budget);
+  }
+});

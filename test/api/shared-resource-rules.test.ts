@@ -67,6 +67,22 @@ const RESOURCES: ResourceCase[] = [
     label: 'Note',
     part: { segment: 'notes', itemParam: 'noteId' },
   },
+  {
+    path: '/mortgage-files/{id}/calculator-mixes',
+    permission: 'mortgage-files',
+    valid: () => ({ name: 'Offer', data: { version: 2, mixes: [{ track: 'prime', amount: 500000, years: 25, rate: 5.5 }] } }),
+    update: { name: 'Zeta offer' },
+    label: 'Calculator mix',
+    part: { segment: 'calculator-mixes', itemParam: 'mixId' },
+  },
+  {
+    path: '/mortgage-files/{id}/analyses',
+    permission: 'mortgage-files',
+    valid: () => ({ title: 'Affordability', analysis_type: 'affordability', analysis_data: { income: 25000, ratio: 0.33 } }),
+    update: { title: 'Zeta analysis' },
+    label: 'Analysis',
+    part: { segment: 'analyses', itemParam: 'analysisId' },
+  },
 ];
 
 const MISSING_ID = '00000000-0000-4000-8000-000000000000';

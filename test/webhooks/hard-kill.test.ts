@@ -81,7 +81,7 @@ test('SIGKILL of the whole service while deliveries wait for their retry: after 
   const first = await startService(tableName);
   const call = (baseUrl: string, method: string, route: string, body?: unknown) =>
     fetch(`${baseUrl}${route}`, { method, headers: { 'x-api-key': api_key, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-  const endpoint = await (await call(first.baseUrl, 'POST', '/webhooks', { url: receiver.url, events: ['lead.created'] })).json();
+  const endpoint = (await (await call(first.baseUrl, 'POST', '/webhooks', { url: receiver.url, events: ['lead.created'] })).json()) as { id: string };
   expect(endpoint.id).toEqual(expect.any(String));
   for (let index = 0; index < EVENTS; index++) {
     expect((await call(first.baseUrl, 'POST', '/leads', { first_name: `Lead ${index}`, last_name: 'Kill' })).status).toBe(201);
@@ -102,7 +102,7 @@ test('SIGKILL of the whole service while deliveries wait for their retry: after 
   );
   const delivered = new Set(receiver.requests.slice(EVENTS).map((request) => String(request.headers['x-svc-event-id'])));
   expect(delivered).toEqual(firstEventIds);
-  const log = await (await call(second.baseUrl, 'GET', `/webhooks/${endpoint.id}/deliveries?limit=50`)).json();
+  const log = (await (await call(second.baseUrl, 'GET', `/webhooks/${endpoint.id}/deliveries?limit=50`)).json()) as { data: Array<{ status: string }> };
   expect(log.data.filter((delivery: { status: string }) => delivery.status === 'delivered')).toHaveLength(EVENTS);
   process.kill(-second.child.pid!, 'SIGTERM');
   await new Promise((resolve) => second.child.once('exit', resolve));
