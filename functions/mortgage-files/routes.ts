@@ -15,6 +15,9 @@ import { deleteTasksOfFile } from '../tasks/task-links';
 import { fileTaskOperations } from '../tasks/routes';
 import { noteOperations } from './note.child';
 import { timelineOperations } from './timeline';
+import { watcherOperations } from './watcher.child';
+import { fileContactOperations } from './file-contact.child';
+import { customFieldOperations } from './custom-fields';
 import {
   changeMortgageFileStatusSchema,
   mortgageFileEntity,
@@ -88,4 +91,7 @@ export const mortgageFileOperations: Operation[] = [
   ...fileTaskOperations,
   ...noteOperations,
   ...timelineOperations,
+  ...watcherOperations,
+  ...fileContactOperations,
+  ...customFieldOperations,
 ];
