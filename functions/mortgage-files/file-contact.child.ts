@@ -6,7 +6,8 @@ import { getRecords, recordFromItem, sameValue } from '../../shared/resources/en
 import { VersionConflict, type WriteBatch } from '../../shared/resources/write-batch';
 import { getTableName } from '../../shared/storage/dynamo-client';
 import { entityKeys } from '../../shared/storage/keys';
-import { batchGetAll } from '../../shared/storage/paginated-requests';
+import { batchGetAll, queryAll } from '../../shared/storage/paginated-requests';
+import type { TransactItem } from '../../shared/storage/transactions';
 import { emptyToNull, FREE_TEXT_MAX, listValue, text } from '../../shared/validation/fields';
 import { contactEntity, contactSchema } from '../contacts/contact.entity';
 import { MORTGAGE_FILE_TYPE } from './file-rows';
@@ -61,6 +62,27 @@ const updateFileContactSchema = z
 const guardKey = (organizationId: string, fileId: string, contactId: string, role: string) =>
   childRowKey(MORTGAGE_FILE_TYPE, organizationId, fileId, GUARD_TYPE, `${contactId}#${role}`);
 
+const contactLinksPartition = (organizationId: string, contactId: string) => `ORG#${organizationId}#CONTACT#${contactId}#FILE_LINKS`;
+
+/**
+ * The deletes of every file link of a contact and their guards (for the contact's own delete,
+ * resources.md §4): one Query of gsi2. Links to files deleted meanwhile are gone with their file.
+ */
+export async function contactLinkDeletes(organizationId: string, contactId: string): Promise<TransactItem[]> {
+  const links = await queryAll({
+    TableName: getTableName(),
+    IndexName: 'gsi2',
+    KeyConditionExpression: 'gsi2pk = :pk',
+    ExpressionAttributeValues: { ':pk': contactLinksPartition(organizationId, contactId) },
+    ProjectionExpression: 'pk, sk, mortgage_file_id, contact_id, #role',
+    ExpressionAttributeNames: { '#role': 'role' },
+  });
+  return links.flatMap((link) => [
+    { Delete: { TableName: getTableName(), Key: { pk: link.pk as string, sk: link.sk as string } } },
+    { Delete: { TableName: getTableName(), Key: guardKey(organizationId, link.mortgage_file_id as string, contactId, link.role as string) } },
+  ]);
+}
+
 const linkTaken = (existingLinkId: string) =>
   conflict('Contact already linked in this role', { details: 'This contact already has this role on the mortgage file', extra: { existing_link_id: existingLinkId } });
 
@@ -106,6 +128,8 @@ export const fileContactChild = defineChild({
     list: z.object({ data: z.array(fileContactSchema), count: z.number().int() }).meta({ id: 'FileContactList' }),
   },
   fields: ['contact_id', 'role', 'notes', 'created_by'],
+  // The contact's links across files (gsi2), so the contact's delete removes them (resources.md §4).
+  indexes: (record) => ({ gsi2pk: contactLinksPartition(record.organization_id, record.contact_id as string), gsi2sk: `${record.mortgage_file_id}#${record.id}` }),
   filters: { role: listValue('contact-types'), contact_id: z.uuid({ error: 'must be a contact id' }) },
   async build(input, { context, parent }) {
     const contactId = input.contact_id as string;

@@ -50,6 +50,8 @@ export interface ChildDefinition {
   methods?: CrudMethod[];
   /** Whether the list ignores `limit`/`offset` (resources.md §1: *unpaged*). */
   unpaged?: boolean;
+  /** Index attributes of a stored item (`gsi2pk`/`gsi2sk`...), for reads across parents (a contact's file links). */
+  indexes?(record: StoredRecord): Record<string, string>;
   /**
    * Other ids an item path may name the record by (a watcher row by its user's id), tried after the
    * path id itself in the same read; the first record found is the one addressed.
@@ -103,7 +105,7 @@ export function childFromItem(child: ChildDefinition, item: Record<string, unkno
 
 export function childItem(child: ChildDefinition, record: StoredRecord, version: number): Record<string, unknown> {
   const key = childKey(child, record.organization_id, record[child.parentIdField] as string, record.id);
-  return { ...key, entity: child.entity ?? child.type.toLowerCase(), ...record, version };
+  return { ...key, ...child.indexes?.(record), entity: child.entity ?? child.type.toLowerCase(), ...record, version };
 }
 
 /** The write of a new child's item (conditional on being new). */
