@@ -1,6 +1,6 @@
-import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { getDocumentClient } from '../../shared/storage/dynamo-client';
-import { entityKeys } from '../../shared/storage/keys';
+import { entityKeys, keys } from '../../shared/storage/keys';
 import { useTestRuntime, type TestRuntime } from '../support/test-runtime';
 
 /**
@@ -169,5 +169,53 @@ describe('file contacts', () => {
     expect(list.status).toBe(200);
     expect(list.body).toEqual({ data: [{ ...link, contact: null }], count: 1 });
     expect((await runtime.request('GET', `${links(file.id)}/${link.id}`, { key: tenant.apiKey })).body.contact).toBeNull();
+  });
+
+  test('isolation, 405 with Allow, If-Match, PUT = PATCH, permissions and the write log', async () => {
+    const owner = await runtime.organization();
+    const stranger = await runtime.organization();
+    const file = await newFile(owner);
+    const otherFile = await newFile(owner);
+    const contact = await newContact(owner);
+    const created = await runtime.request('POST', links(file.id), { key: owner.apiKey, body: { contact_id: contact.id } });
+    const item = `${links(file.id)}/${created.body.id}`;
+    const notFound = { error: 'Mortgage file not found', status: 404 };
+    for (const [method, body] of [['GET'], ['PUT', { notes: 'x' }], ['PATCH', { notes: 'x' }], ['DELETE']] as const) {
+      const response = await runtime.request(method, item, { key: stranger.apiKey, body });
+      expect({ method, status: response.status, body: response.body }).toEqual({ method, status: 404, body: notFound });
+    }
+    expect((await runtime.request('GET', links(file.id), { key: stranger.apiKey })).body).toEqual(notFound);
+    expect((await runtime.request('GET', `${links(otherFile.id)}/${created.body.id}`, { key: owner.apiKey })).body).toEqual({ error: 'File contact not found', status: 404 });
+    const onItem = await runtime.request('POST', item, { key: owner.apiKey, body: {} });
+    expect([onItem.status, onItem.headers.get('allow')]).toEqual([405, 'GET, PUT, PATCH, DELETE']);
+    const onCollection = await runtime.request('PUT', links(file.id), { key: owner.apiKey, body: {} });
+    expect([onCollection.status, onCollection.headers.get('allow')]).toEqual([405, 'GET, POST']);
+
+    const stale = await runtime.request('PATCH', item, { key: owner.apiKey, body: { notes: 'x' }, headers: { 'If-Match': '"stale"' } });
+    expect(stale.status).toBe(412);
+    const put = await runtime.request('PUT', item, { key: owner.apiKey, body: { notes: 'Same' }, headers: { 'If-Match': created.headers.get('etag')! } });
+    expect(put.status).toBe(200);
+    const patch = await runtime.request('PATCH', item, { key: owner.apiKey, body: { notes: 'Same' } });
+    expect(patch.body).toEqual(put.body);
+    expect(patch.headers.get('etag')).toBe(put.headers.get('etag'));
+    expect(put.headers.get('etag')).not.toBe(created.headers.get('etag'));
+
+    const writer = await runtime.admin('key', 'create', '--org', owner.organizationId, '--user', owner.userId, '--permissions', 'mortgage-files:read,mortgage-files:write');
+    expect((await runtime.request('DELETE', item, { key: writer.api_key })).status).toBe(403);
+    const contactsOnly = await runtime.admin('key', 'create', '--org', owner.organizationId, '--user', owner.userId, '--permissions', 'contacts:*');
+    expect((await runtime.request('GET', links(file.id), { key: contactsOnly.api_key })).status).toBe(403);
+    expect((await runtime.request('DELETE', item, { key: owner.apiKey, headers: { 'If-Match': put.headers.get('etag')! } })).status).toBe(200);
+
+    const day = new Date().toISOString().slice(0, 10);
+    const log = await getDocumentClient().send(
+      new QueryCommand({ TableName: runtime.tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': keys.writeLog(owner.organizationId, `${day}T00:00:00Z`, 'x').pk } }),
+    );
+    const entries = (log.Items ?? []).filter((entry) => String(entry.endpoint).startsWith('POST /mortgage-files/{id}/contacts') || String(entry.endpoint).includes('{linkId}'));
+    expect(entries.map((entry) => `${entry.endpoint} ${entry.status} ${entry.record_id}`)).toEqual([
+      `POST /mortgage-files/{id}/contacts 201 ${created.body.id}`,
+      `PUT /mortgage-files/{id}/contacts/{linkId} 200 ${created.body.id}`,
+      `PATCH /mortgage-files/{id}/contacts/{linkId} 200 ${created.body.id}`,
+      `DELETE /mortgage-files/{id}/contacts/{linkId} 200 ${created.body.id}`,
+    ]);
   });
 });
