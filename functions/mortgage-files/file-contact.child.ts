@@ -8,6 +8,7 @@ import { getTableName } from '../../shared/storage/dynamo-client';
 import { entityKeys } from '../../shared/storage/keys';
 import { batchGetAll, queryAll } from '../../shared/storage/paginated-requests';
 import type { TransactItem } from '../../shared/storage/transactions';
+import { listValues } from '../../shared/lists/system-lists';
 import { emptyToNull, FREE_TEXT_MAX, listValue, text } from '../../shared/validation/fields';
 import { contactEntity, contactSchema } from '../contacts/contact.entity';
 import { MORTGAGE_FILE_TYPE } from './file-rows';
@@ -134,17 +135,17 @@ export const fileContactChild = defineChild({
   async build(input, { context, parent }) {
     const contactId = input.contact_id as string;
     const requestedRole = emptyToNull((input.role as string | null | undefined) ?? null);
-    // The contact and (when the role is known) its guard, in one consistent read.
+    // The contact and the guards of every role it could take (the default role is the contact's
+    // type, known only after the read): one consistent BatchGetItem.
     const contactKey = entityKeys.record(contactEntity.type, context.organizationId, contactId);
-    const roleGuardKey = requestedRole ? guardKey(context.organizationId, parent.id, contactId, requestedRole) : undefined;
-    const items = await batchGetAll(roleGuardKey ? [contactKey, roleGuardKey] : [contactKey], { consistentRead: true });
+    const roles = requestedRole ? [requestedRole] : listValues('contact-types');
+    const items = await batchGetAll([contactKey, ...roles.map((role) => guardKey(context.organizationId, parent.id, contactId, role))], { consistentRead: true });
     const contactItem = items.find((item) => item.pk === contactKey.pk && item.sk === contactKey.sk);
     if (!contactItem) throw badRequest('Validation failed', { details: 'contact_id: not a contact of the organization' });
     const contact = recordFromItem(contactEntity, contactItem);
     const role = requestedRole ?? (contact.type as string);
-    const guard = roleGuardKey
-      ? items.find((item) => item.sk === roleGuardKey.sk)
-      : (await batchGetAll([guardKey(context.organizationId, parent.id, contactId, role)], { consistentRead: true }))[0];
+    const roleGuard = guardKey(context.organizationId, parent.id, contactId, role);
+    const guard = items.find((item) => item.pk === roleGuard.pk && item.sk === roleGuard.sk);
     if (guard) throw linkTaken(guard.link_id as string);
     return { contact_id: contactId, role, notes: emptyToNull((input.notes as string | null | undefined) ?? null), created_by: context.userId };
   },

@@ -5,7 +5,7 @@ import { defineOperation, type Operation } from '../../shared/http/operation';
 import { versionOf, withVersion } from '../../shared/http/record-version';
 import { created, ok } from '../../shared/http/response';
 import { nowIso } from '../../shared/ids';
-import { findActiveUser, getUsers } from '../../shared/organizations/user.repository';
+import { findActiveUser, getUsers, type User } from '../../shared/organizations/user.repository';
 import { childOperations, defineChild, getChild, newChildPut, requireParent } from '../../shared/resources/child-collection';
 import { writeContextOf } from '../../shared/resources/crud-operations';
 import type { StoredRecord } from '../../shared/resources/entity';
@@ -43,9 +43,10 @@ export const watcherSchema = z
 
 const createWatcherSchema = z.object({ watcher_id: z.uuid({ error: 'must be a user id' }) }).meta({ id: 'CreateWatcherRequest' });
 
-/** Joins each row's user (one BatchGetItem for the whole list). */
-async function withUsers(records: StoredRecord[]): Promise<StoredRecord[]> {
-  const users = new Map((await getUsers(records.map((record) => record.watcher_id as string))).map((user) => [user.id, user]));
+/** Joins each row's user (one BatchGetItem for the whole list, none when the user was just read). */
+async function withUsers(records: StoredRecord[], known: User[] = []): Promise<StoredRecord[]> {
+  const missing = records.map((record) => record.watcher_id as string).filter((id) => !known.some((user) => user.id === id));
+  const users = new Map([...known, ...(missing.length > 0 ? await getUsers(missing) : [])].map((user) => [user.id, user]));
   return records.map((record) => {
     const user = users.get(record.watcher_id as string);
     // Another organization's user is never shown (cannot happen: only the organization's users are stored).
@@ -115,13 +116,13 @@ const watchOperation = defineOperation({
       if (context.audit) batch.add(context.audit.entry(id, 201));
       try {
         await batch.commit();
-        return created(withVersion((await withUsers([record]))[0], 1));
+        return created(withVersion((await withUsers([record], [user]))[0], 1));
       } catch (error) {
         if (!(error instanceof AlreadyWatching)) throw error;
       }
       const existing = await getChild(watcherChild, context.organizationId, fileId, id, true);
       // Removed between the failed put and this read: put it again (once).
-      if (existing) return ok(withVersion((await withUsers([existing]))[0], versionOf(existing) ?? 1));
+      if (existing) return ok(withVersion((await withUsers([existing], [user]))[0], versionOf(existing) ?? 1));
       if (attempt >= 2) throw conflict('Watcher changed concurrently', { details: 'Retry the request' });
     }
   },
