@@ -21,6 +21,9 @@ import { documentOperations } from './document.part';
 import { generatedDocumentOperations, signatureOperations } from './signed-documents.child';
 import { calculatorMixOperations } from './calculator-mix.child';
 import { analysisOperations } from './analysis.child';
+import { watcherOperations } from './watcher.child';
+import { fileContactOperations } from './file-contact.child';
+import { customFieldOperations } from './custom-fields';
 import {
   changeMortgageFileStatusSchema,
   mortgageFileEntity,
@@ -101,4 +104,7 @@ export const mortgageFileOperations: Operation[] = [
   ...generatedDocumentOperations,
   ...calculatorMixOperations,
   ...analysisOperations,
+  ...watcherOperations,
+  ...fileContactOperations,
+  ...customFieldOperations,
 ];

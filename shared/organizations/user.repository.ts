@@ -2,6 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { isUuid } from '../ids';
 import { getDocumentClient, getTableName } from '../storage/dynamo-client';
 import { keys } from '../storage/keys';
+import { batchGetAll } from '../storage/paginated-requests';
 
 export type UserRole = 'admin' | 'member';
 
@@ -47,4 +48,11 @@ export async function findActiveUser(organizationId: string, userId: unknown): P
   if (typeof userId !== 'string' || !isUuid(userId)) return undefined;
   const user = await getUser(userId);
   return user && user.organization_id === organizationId && user.is_active ? user : undefined;
+}
+
+/** Users by id (one BatchGetItem per 100), in no particular order; unknown ids are left out. */
+export async function getUsers(userIds: string[]): Promise<User[]> {
+  const ids = [...new Set(userIds.filter((id) => isUuid(id)))];
+  if (ids.length === 0) return [];
+  return (await batchGetAll(ids.map((id) => keys.user(id)))).map(userFromItem);
 }

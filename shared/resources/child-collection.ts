@@ -57,6 +57,13 @@ export interface ChildDefinition {
    * answered. `count` stays the number of matches: a client continues at `offset + data.length`.
    */
   maxPageBytes?: number;
+  /** Index attributes of a stored item (`gsi2pk`/`gsi2sk`...), for reads across parents (a contact's file links). */
+  indexes?(record: StoredRecord): Record<string, string>;
+  /**
+   * Other ids an item path may name the record by (a watcher row by its user's id), tried after the
+   * path id itself in the same read; the first record found is the one addressed.
+   */
+  aliases?(pathId: string, parentId: string): string[];
   /** The record's own fields from a validated create body; may add checks and writes to the batch. */
   build(input: Record<string, unknown>, scope: ChildScope, batch: WriteBatch): Promise<Record<string, unknown>> | Record<string, unknown>;
   /** The changed fields of an update (an empty object, with nothing added to the batch: nothing to write). */
@@ -112,7 +119,7 @@ export function childFromItem(child: ChildDefinition, stored: Record<string, unk
 
 export function childItem(child: ChildDefinition, record: StoredRecord, version: number): Record<string, unknown> {
   const key = childKey(child, record.organization_id, record[child.parentIdField] as string, record.id);
-  return { ...key, entity: child.entity ?? child.type.toLowerCase(), ...(child.storage ? child.storage.encode(record) : record), version };
+  return { ...key, ...child.indexes?.(record), entity: child.entity ?? child.type.toLowerCase(), ...(child.storage ? child.storage.encode(record) : record), version };
 }
 
 /** The write of a new child's item (conditional on being new). */
@@ -143,11 +150,12 @@ export async function getChild(child: ChildDefinition, organizationId: string, p
  */
 export async function readParentAndChild(child: ChildDefinition, organizationId: string, parentId: string, id: string, consistent = false): Promise<{ parent: StoredRecord; record: StoredRecord }> {
   const parentKey = entityKeys.record(child.parent.type, organizationId, parentId);
-  const key = childKey(child, organizationId, parentId, id);
-  const items = await batchGetAll([parentKey, key], { consistentRead: consistent });
+  const ids = [...new Set([id, ...(child.aliases?.(id, parentId) ?? [])])];
+  const keys = ids.map((candidate) => childKey(child, organizationId, parentId, candidate));
+  const items = await batchGetAll([parentKey, ...keys], { consistentRead: consistent });
   const parentItem = items.find((item) => item.sk === parentKey.sk);
   if (!parentItem) throw recordNotFound(child.parent.label);
-  const item = items.find((candidate) => candidate.sk === key.sk);
+  const item = keys.map((key) => items.find((candidate) => candidate.sk === key.sk)).find((found) => found !== undefined);
   if (!item) throw recordNotFound(child.label);
   return { parent: recordFromItem(child.parent, parentItem), record: childFromItem(child, item) };
 }
@@ -233,15 +241,18 @@ function withinBytes(records: StoredRecord[], budget: number): StoredRecord[] {
   return records;
 }
 
+/** A create whose rules found their premise moved (a uniqueness guard taken meanwhile: `VersionConflict`) is planned again. */
 async function createChild(child: ChildDefinition, context: WriteContext, parentId: string, input: Record<string, unknown>): Promise<StoredRecord> {
-  const parent = await requireRecord(child.parent, context.organizationId, parentId, true);
-  const scope = { context, parent };
-  const batch = new WriteBatch();
-  const record = await planChildCreate(child, scope, input, batch);
-  requireParent(child, scope, batch);
-  if (context.audit) batch.add(context.audit.entry(record.id, 201));
-  await batch.commit();
-  return (await present(child, [record], parent))[0];
+  return retryOnVersionConflict(async () => {
+    const parent = await requireRecord(child.parent, context.organizationId, parentId, true);
+    const scope = { context, parent };
+    const batch = new WriteBatch();
+    const record = await planChildCreate(child, scope, input, batch);
+    requireParent(child, scope, batch);
+    if (context.audit) batch.add(context.audit.entry(record.id, 201));
+    await batch.commit();
+    return (await present(child, [record], parent))[0];
+  });
 }
 
 async function updateChild(child: ChildDefinition, context: WriteContext, parentId: string, id: string, input: Record<string, unknown>): Promise<StoredRecord> {
@@ -273,8 +284,9 @@ async function deleteChild(child: ChildDefinition, context: WriteContext, parent
     const batch = new WriteBatch();
     await child.beforeDelete?.(current, scope, batch);
     const { onConditionFailed, ...condition } = versionedWrite(context, seenVersion);
-    batch.add({ Delete: { TableName: getTableName(), Key: childKey(child, context.organizationId, parentId, id), ...condition } }, onConditionFailed);
-    if (context.audit) batch.add(context.audit.entry(id, 200));
+    // The record found (the path may name it by an alias).
+    batch.add({ Delete: { TableName: getTableName(), Key: childKey(child, context.organizationId, parentId, current.id), ...condition } }, onConditionFailed);
+    if (context.audit) batch.add(context.audit.entry(current.id, 200));
     await batch.commit();
   });
 }

@@ -314,3 +314,75 @@ test('document, mix and analysis operations stay within their DynamoDB round-tri
     expect(counts[operation]).toBeLessThanOrEqual(budget);
   }
 });
+
+/** Watchers, file contacts and custom fields (README "DynamoDB round trips per operation"), auth and rate limit included. */
+export const FILE_COLLABORATION_ROUND_TRIP_BUDGET = {
+  // The file and the user in parallel, then the conditional put of the (file, user) row.
+  'POST /mortgage-files/{id}/watchers': 4,
+  // The put's condition fails: the stored row is read and answered (200).
+  'POST /mortgage-files/{id}/watchers again': 5,
+  // The file and the rows in parallel, then one BatchGetItem of the users.
+  'GET /mortgage-files/{id}/watchers': 4,
+  'DELETE /mortgage-files/{id}/watchers/{userId}': 3,
+  // The contact and its role guards in one BatchGetItem; the answer joins the contact.
+  'POST /mortgage-files/{id}/contacts': 5,
+  'GET /mortgage-files/{id}/contacts': 4,
+  'PATCH /mortgage-files/{id}/contacts/{linkId} role': 5,
+  'DELETE /mortgage-files/{id}/contacts/{linkId}': 3,
+  // One Query of the contact's links (gsi2) joins their deletes to the contact's transaction.
+  'DELETE /contacts/{id} with 2 file links': 5,
+  'GET /mortgage-files/{id}/custom-fields': 3,
+  'PATCH /mortgage-files/{id}/custom-fields': 4,
+  // Nothing of the file is written, but the successful call is still logged.
+  'PATCH /mortgage-files/{id}/custom-fields same values': 4,
+};
+
+test('watcher, file contact and custom field operations stay within their DynamoDB round-trip budgets', async () => {
+  const counts: Record<string, number> = {};
+  const file = (await measure('POST', '/mortgage-files', {})).response.body;
+  const watchers = `/mortgage-files/${file.id}/watchers`;
+  const watched = await measure('POST', watchers, { watcher_id: tenant.userId });
+  expect(watched.response.status).toBe(201);
+  counts['POST /mortgage-files/{id}/watchers'] = watched.roundTrips;
+  const again = await measure('POST', watchers, { watcher_id: tenant.userId });
+  expect(again.response.status).toBe(200);
+  counts['POST /mortgage-files/{id}/watchers again'] = again.roundTrips;
+  counts['GET /mortgage-files/{id}/watchers'] = (await measure('GET', watchers)).roundTrips;
+  const unwatched = await measure('DELETE', `${watchers}/${tenant.userId}`);
+  expect(unwatched.response.status).toBe(200);
+  counts['DELETE /mortgage-files/{id}/watchers/{userId}'] = unwatched.roundTrips;
+
+  const contact = (await measure('POST', '/contacts', { type: 'banker', first_name: 'Round' })).response.body;
+  const links = `/mortgage-files/${file.id}/contacts`;
+  const linked = await measure('POST', links, { contact_id: contact.id });
+  expect(linked.response.status).toBe(201);
+  counts['POST /mortgage-files/{id}/contacts'] = linked.roundTrips;
+  await measure('POST', links, { contact_id: contact.id, role: 'lawyer' });
+  const listed = await measure('GET', links);
+  expect(listed.response.body.count).toBe(2);
+  counts['GET /mortgage-files/{id}/contacts'] = listed.roundTrips;
+  const moved = await measure('PATCH', `${links}/${linked.response.body.id}`, { role: 'appraiser' });
+  expect(moved.response.status).toBe(200);
+  counts['PATCH /mortgage-files/{id}/contacts/{linkId} role'] = moved.roundTrips;
+  const unlinked = await measure('DELETE', `${links}/${linked.response.body.id}`);
+  expect(unlinked.response.status).toBe(200);
+  counts['DELETE /mortgage-files/{id}/contacts/{linkId}'] = unlinked.roundTrips;
+  await measure('POST', links, { contact_id: contact.id });
+  const contactRemoved = await measure('DELETE', `/contacts/${contact.id}`);
+  expect(contactRemoved.response.status).toBe(200);
+  counts['DELETE /contacts/{id} with 2 file links'] = contactRemoved.roundTrips;
+
+  await runtime.admin('custom-field', 'create', '--org', tenant.organizationId, '--name', 'round_trip', '--label', 'Round trip', '--type', 'number');
+  const customFields = `/mortgage-files/${file.id}/custom-fields`;
+  counts['GET /mortgage-files/{id}/custom-fields'] = (await measure('GET', customFields)).roundTrips;
+  const set = await measure('PATCH', customFields, { values: { round_trip: 3 } });
+  expect(set.response.status).toBe(200);
+  counts['PATCH /mortgage-files/{id}/custom-fields'] = set.roundTrips;
+  counts['PATCH /mortgage-files/{id}/custom-fields same values'] = (await measure('PATCH', customFields, { values: { round_trip: 3 } })).roundTrips;
+
+  process.stdout.write(`DynamoDB round trips per watcher, file contact and custom field operation: ${JSON.stringify(counts)}\n`);
+  for (const [operation, budget] of Object.entries(FILE_COLLABORATION_ROUND_TRIP_BUDGET)) {
+    expect({ operation, roundTrips: counts[operation] }).toEqual({ operation, roundTrips: expect.any(Number) });
+    expect(counts[operation]).toBeLessThanOrEqual(budget);
+  }
+});

@@ -1,0 +1,221 @@
+import { DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { getDocumentClient } from '../../shared/storage/dynamo-client';
+import { entityKeys, keys } from '../../shared/storage/keys';
+import { useTestRuntime, type TestRuntime } from '../support/test-runtime';
+
+/**
+ * A file's contacts (resources.md §9.4) over real HTTP: the role's default, one link per (contact,
+ * role) also under concurrent requests and on a role change (409 `existing_link_id`), the contact in
+ * answers, references, filters, and what a contact's delete does to its links.
+ */
+const runtime = useTestRuntime({ events: false });
+
+type Tenant = Awaited<ReturnType<TestRuntime['organization']>>;
+const MISSING_ID = '00000000-0000-4000-8000-000000000000';
+
+async function newFile(tenant: Tenant): Promise<any> {
+  const response = await runtime.request('POST', '/mortgage-files', { key: tenant.apiKey, body: {} });
+  expect(response.status).toBe(201);
+  return response.body;
+}
+async function newContact(tenant: Tenant, body: Record<string, unknown> = { type: 'banker', first_name: 'Avi', company_name: 'Bank Leumi' }): Promise<any> {
+  const response = await runtime.request('POST', '/contacts', { key: tenant.apiKey, body });
+  expect(response.status).toBe(201);
+  return response.body;
+}
+const links = (fileId: string) => `/mortgage-files/${fileId}/contacts`;
+
+describe('file contacts', () => {
+  test('create: role defaults to the contact’s type; the answer embeds the contact; GET returns the same with its ETag', async () => {
+    const tenant = await runtime.organization();
+    const file = await newFile(tenant);
+    const contact = await newContact(tenant);
+    const created = await runtime.request('POST', links(file.id), { key: tenant.apiKey, body: { contact_id: contact.id, notes: '  Main banker  ', unknown: 'x' } });
+    expect(created.status).toBe(201);
+    expect(created.body).toEqual({
+      id: expect.any(String),
+      organization_id: tenant.organizationId,
+      mortgage_file_id: file.id,
+      contact_id: contact.id,
+      role: 'banker',
+      notes: 'Main banker',
+      contact,
+      created_by: tenant.userId,
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+    });
+    const read = await runtime.request('GET', `${links(file.id)}/${created.body.id}`, { key: tenant.apiKey });
+    expect(read.body).toEqual(created.body);
+    expect(read.headers.get('etag')).toBe(created.headers.get('etag'));
+    // The contact's later changes show in the link (it is joined, not copied); the role stays.
+    await runtime.request('PATCH', `/contacts/${contact.id}`, { key: tenant.apiKey, body: { type: 'lawyer', phone: '03-1234567' } });
+    const after = await runtime.request('GET', `${links(file.id)}/${created.body.id}`, { key: tenant.apiKey });
+    expect(after.body).toMatchObject({ role: 'banker', contact: { type: 'lawyer', phone: '03-1234567' } });
+  });
+
+  test('the same contact in another role is a new link; the same role again → 409 with existing_link_id, nothing written', async () => {
+    const tenant = await runtime.organization();
+    const file = await newFile(tenant);
+    const contact = await newContact(tenant);
+    const banker = await runtime.request('POST', links(file.id), { key: tenant.apiKey, body: { contact_id: contact.id } });
+    const advisor = await runtime.request('POST', links(file.id), { key: tenant.apiKey, body: { contact_id: contact.id, role: 'mortgage_advisor' } });
+    expect(advisor.status).toBe(201);
+    for (const body of [{ contact_id: contact.id }, { contact_id: contact.id, role: 'banker' }, { contact_id: contact.id, role: 'mortgage_advisor', notes: 'again' }]) {
+      const again = await runtime.request('POST', links(file.id), { key: tenant.apiKey, body });
+      const expected = body.role === 'mortgage_advisor' ? advisor.body.id : banker.body.id;
+      expect({ body, status: again.status, answer: again.body }).toEqual({ body, status: 409, answer: expect.objectContaining({ status: 409, error: expect.any(String), existing_link_id: expected }) });
+    }
+    // The same contact on another file is no conflict.
+    const otherFile = await newFile(tenant);
+    expect((await runtime.request('POST', links(otherFile.id), { key: tenant.apiKey, body: { contact_id: contact.id } })).status).toBe(201);
+    expect((await runtime.request('GET', links(file.id), { key: tenant.apiKey })).body.count).toBe(2);
+  });
+
+  test('concurrent links of one contact in one role: exactly one 201, the others 409 naming it', async () => {
+    const tenant = await runtime.organization();
+    const file = await newFile(tenant);
+    const contact = await newContact(tenant);
+    const answers = await Promise.all(Array.from({ length: 5 }, () => runtime.request('POST', links(file.id), { key: tenant.apiKey, body: { contact_id: contact.id, role: 'appraiser' } })));
+    expect(answers.map((answer) => answer.status).sort()).toEqual([201, 409, 409, 409, 409]);
+    const winner = answers.find((answer) => answer.status === 201)!.body.id;
+    for (const answer of answers.filter((one) => one.status === 409)) expect(answer.body.existing_link_id).toBe(winner);
+    expect((await runtime.request('GET', links(file.id), { key: tenant.apiKey })).body.count).toBe(1);
+  });
+
+  test('update: role and notes; a role the contact already has here → 409 existing_link_id; contact_id is read-only; the freed role can be linked again', async () => {
+    const tenant = await runtime.organization();
+    const file = await newFile(tenant);
+    const contact = await newContact(tenant);
+    const banker = (await runtime.request('POST', links(file.id), { key: tenant.apiKey, body: { contact_id: contact.id } })).body;
+    const lawyer = (await runtime.request('POST', links(file.id), { key: tenant.apiKey, body: { contact_id: contact.id, role: 'lawyer' } })).body;
+    const taken = await runtime.request('PATCH', `${links(file.id)}/${lawyer.id}`, { key: tenant.apiKey, body: { role: 'banker' } });
+    expect(taken.status).toBe(409);
+    expect(taken.body.existing_link_id).toBe(banker.id);
+    const other = await newContact(tenant, { type: 'appraiser', last_name: 'Levi' });
+    const readOnly = await runtime.request('PUT', `${links(file.id)}/${lawyer.id}`, { key: tenant.apiKey, body: { contact_id: other.id } });
+    expect(readOnly.status).toBe(400);
+    expect(readOnly.body.error).toBe('No updatable fields provided');
+    const moved = await runtime.request('PATCH', `${links(file.id)}/${banker.id}`, { key: tenant.apiKey, body: { role: 'accountant', contact_id: other.id, notes: 'Now the accountant' } });
+    expect(moved.status).toBe(200);
+    expect(moved.body).toMatchObject({ id: banker.id, contact_id: contact.id, role: 'accountant', notes: 'Now the accountant', contact: { id: contact.id } });
+    // banker is free again, accountant is taken.
+    expect((await runtime.request('PATCH', `${links(file.id)}/${lawyer.id}`, { key: tenant.apiKey, body: { role: 'banker' } })).status).toBe(200);
+    expect((await runtime.request('POST', links(file.id), { key: tenant.apiKey, body: { contact_id: contact.id, role: 'accountant' } })).body.existing_link_id).toBe(banker.id);
+    for (const body of [{ role: null }, { role: 'astronaut' }, { notes: 'x'.repeat(5001) }, { notes: 5 }]) {
+      const response = await runtime.request('PATCH', `${links(file.id)}/${lawyer.id}`, { key: tenant.apiKey, body });
+      expect({ body, status: response.status }).toEqual({ body, status: 400 });
+    }
+    const cleared = await runtime.request('PATCH', `${links(file.id)}/${lawyer.id}`, { key: tenant.apiKey, body: { notes: '' } });
+    expect(cleared.body.notes).toBeNull();
+  });
+
+  test('contact_id must be the organization’s contact (400 naming the field); role from contact-types; nothing written', async () => {
+    const tenant = await runtime.organization();
+    const stranger = await runtime.organization();
+    const file = await newFile(tenant);
+    const contact = await newContact(tenant);
+    const foreign = await newContact(stranger);
+    for (const body of [{}, { contact_id: 'nope' }, { contact_id: MISSING_ID }, { contact_id: foreign.id }, { contact_id: contact.id, role: 'pilot' }, { contact_id: contact.id, notes: 7 }]) {
+      const response = await runtime.request('POST', links(file.id), { key: tenant.apiKey, body });
+      expect({ body, status: response.status }).toEqual({ body, status: 400 });
+      expect(response.body.details).toMatch(/contact_id|role|notes/);
+    }
+    expect((await runtime.request('GET', links(file.id), { key: tenant.apiKey })).body.count).toBe(0);
+  });
+
+  test('list: newest first, paged, filters role and contact_id (invalid → 400), contact embedded', async () => {
+    const tenant = await runtime.organization();
+    const file = await newFile(tenant);
+    const first = await newContact(tenant);
+    const second = await newContact(tenant, { type: 'lawyer', first_name: 'Dana' });
+    const a = (await runtime.request('POST', links(file.id), { key: tenant.apiKey, body: { contact_id: first.id } })).body;
+    const b = (await runtime.request('POST', links(file.id), { key: tenant.apiKey, body: { contact_id: second.id } })).body;
+    const c = (await runtime.request('POST', links(file.id), { key: tenant.apiKey, body: { contact_id: first.id, role: 'lawyer' } })).body;
+    expect((await runtime.request('GET', links(file.id), { key: tenant.apiKey })).body).toEqual({ data: [c, b, a], count: 3 });
+    expect((await runtime.request('GET', `${links(file.id)}?limit=1&offset=1`, { key: tenant.apiKey })).body).toEqual({ data: [b], count: 3 });
+    expect((await runtime.request('GET', `${links(file.id)}?role=lawyer`, { key: tenant.apiKey })).body).toEqual({ data: [c, b], count: 2 });
+    expect((await runtime.request('GET', `${links(file.id)}?contact_id=${first.id}`, { key: tenant.apiKey })).body).toEqual({ data: [c, a], count: 2 });
+    expect((await runtime.request('GET', `${links(file.id)}?role=pilot`, { key: tenant.apiKey })).status).toBe(400);
+    expect((await runtime.request('GET', `${links(file.id)}?contact_id=bad`, { key: tenant.apiKey })).status).toBe(400);
+  });
+
+  test('deleting a contact removes its links on every file (the list stays whole); deleting a link leaves the contact and frees the role', async () => {
+    const tenant = await runtime.organization();
+    const file = await newFile(tenant);
+    const otherFile = await newFile(tenant);
+    const leaving = await newContact(tenant);
+    const staying = await newContact(tenant, { type: 'lawyer', last_name: 'Stay' });
+    await runtime.request('POST', links(file.id), { key: tenant.apiKey, body: { contact_id: leaving.id } });
+    await runtime.request('POST', links(file.id), { key: tenant.apiKey, body: { contact_id: leaving.id, role: 'other' } });
+    await runtime.request('POST', links(otherFile.id), { key: tenant.apiKey, body: { contact_id: leaving.id } });
+    const kept = (await runtime.request('POST', links(file.id), { key: tenant.apiKey, body: { contact_id: staying.id } })).body;
+    expect((await runtime.request('DELETE', `/contacts/${leaving.id}`, { key: tenant.apiKey })).status).toBe(200);
+    expect((await runtime.request('GET', links(file.id), { key: tenant.apiKey })).body).toEqual({ data: [kept], count: 1 });
+    expect((await runtime.request('GET', links(otherFile.id), { key: tenant.apiKey })).body).toEqual({ data: [], count: 0 });
+
+    const removed = await runtime.request('DELETE', `${links(file.id)}/${kept.id}`, { key: tenant.apiKey });
+    expect(removed.body).toEqual({ success: true, message: 'File contact deleted' });
+    expect((await runtime.request('GET', `/contacts/${staying.id}`, { key: tenant.apiKey })).status).toBe(200);
+    expect((await runtime.request('POST', links(file.id), { key: tenant.apiKey, body: { contact_id: staying.id } })).status).toBe(201);
+  });
+
+  test('a link whose contact vanished anyway (a delete racing the link) is listed with contact: null, never an error', async () => {
+    const tenant = await runtime.organization();
+    const file = await newFile(tenant);
+    const contact = await newContact(tenant);
+    const link = (await runtime.request('POST', links(file.id), { key: tenant.apiKey, body: { contact_id: contact.id } })).body;
+    await getDocumentClient().send(new DeleteCommand({ TableName: runtime.tableName, Key: entityKeys.record('CONTACT', tenant.organizationId, contact.id) }));
+    const list = await runtime.request('GET', links(file.id), { key: tenant.apiKey });
+    expect(list.status).toBe(200);
+    expect(list.body).toEqual({ data: [{ ...link, contact: null }], count: 1 });
+    expect((await runtime.request('GET', `${links(file.id)}/${link.id}`, { key: tenant.apiKey })).body.contact).toBeNull();
+  });
+
+  test('isolation, 405 with Allow, If-Match, PUT = PATCH, permissions and the write log', async () => {
+    const owner = await runtime.organization();
+    const stranger = await runtime.organization();
+    const file = await newFile(owner);
+    const otherFile = await newFile(owner);
+    const contact = await newContact(owner);
+    const created = await runtime.request('POST', links(file.id), { key: owner.apiKey, body: { contact_id: contact.id } });
+    const item = `${links(file.id)}/${created.body.id}`;
+    const notFound = { error: 'Mortgage file not found', status: 404 };
+    for (const [method, body] of [['GET'], ['PUT', { notes: 'x' }], ['PATCH', { notes: 'x' }], ['DELETE']] as const) {
+      const response = await runtime.request(method, item, { key: stranger.apiKey, body });
+      expect({ method, status: response.status, body: response.body }).toEqual({ method, status: 404, body: notFound });
+    }
+    expect((await runtime.request('GET', links(file.id), { key: stranger.apiKey })).body).toEqual(notFound);
+    expect((await runtime.request('GET', `${links(otherFile.id)}/${created.body.id}`, { key: owner.apiKey })).body).toEqual({ error: 'File contact not found', status: 404 });
+    const onItem = await runtime.request('POST', item, { key: owner.apiKey, body: {} });
+    expect([onItem.status, onItem.headers.get('allow')]).toEqual([405, 'GET, PUT, PATCH, DELETE']);
+    const onCollection = await runtime.request('PUT', links(file.id), { key: owner.apiKey, body: {} });
+    expect([onCollection.status, onCollection.headers.get('allow')]).toEqual([405, 'GET, POST']);
+
+    const stale = await runtime.request('PATCH', item, { key: owner.apiKey, body: { notes: 'x' }, headers: { 'If-Match': '"stale"' } });
+    expect(stale.status).toBe(412);
+    const put = await runtime.request('PUT', item, { key: owner.apiKey, body: { notes: 'Same' }, headers: { 'If-Match': created.headers.get('etag')! } });
+    expect(put.status).toBe(200);
+    const patch = await runtime.request('PATCH', item, { key: owner.apiKey, body: { notes: 'Same' } });
+    expect(patch.body).toEqual(put.body);
+    expect(patch.headers.get('etag')).toBe(put.headers.get('etag'));
+    expect(put.headers.get('etag')).not.toBe(created.headers.get('etag'));
+
+    const writer = await runtime.admin('key', 'create', '--org', owner.organizationId, '--user', owner.userId, '--permissions', 'mortgage-files:read,mortgage-files:write');
+    expect((await runtime.request('DELETE', item, { key: writer.api_key })).status).toBe(403);
+    const contactsOnly = await runtime.admin('key', 'create', '--org', owner.organizationId, '--user', owner.userId, '--permissions', 'contacts:*');
+    expect((await runtime.request('GET', links(file.id), { key: contactsOnly.api_key })).status).toBe(403);
+    expect((await runtime.request('DELETE', item, { key: owner.apiKey, headers: { 'If-Match': put.headers.get('etag')! } })).status).toBe(200);
+
+    const day = new Date().toISOString().slice(0, 10);
+    const log = await getDocumentClient().send(
+      new QueryCommand({ TableName: runtime.tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': keys.writeLog(owner.organizationId, `${day}T00:00:00Z`, 'x').pk } }),
+    );
+    const entries = (log.Items ?? []).filter((entry) => String(entry.endpoint).startsWith('POST /mortgage-files/{id}/contacts') || String(entry.endpoint).includes('{linkId}'));
+    expect(entries.map((entry) => `${entry.endpoint} ${entry.status} ${entry.record_id}`)).toEqual([
+      `POST /mortgage-files/{id}/contacts 201 ${created.body.id}`,
+      `PUT /mortgage-files/{id}/contacts/{linkId} 200 ${created.body.id}`,
+      `PATCH /mortgage-files/{id}/contacts/{linkId} 200 ${created.body.id}`,
+      `DELETE /mortgage-files/{id}/contacts/{linkId} 200 ${created.body.id}`,
+    ]);
+  });
+});
