@@ -21,6 +21,8 @@ import { borrowerPart, createBorrowerSchema, MAX_BORROWERS, rememberCustomers, R
 import { bankAccountPart, incomePart, obligationPart } from './file-records.part';
 import { createMortgageFileFields, mortgageFileEntity, updateMortgageFileSchema } from './mortgage-file.entity';
 import { activeDocumentTemplates, fileTemplates, planRequirements, REQUIREMENT_TYPE } from './requirement.part';
+import { listMilestoneTemplates } from '../../shared/organizations/file-settings.repository';
+import { planOwnMilestoneRows } from './milestone-rows';
 
 /** The three record kinds a file body may carry, with their write-failure codes (resources.md §5). */
 const RECORD_KINDS = [
@@ -98,6 +100,9 @@ interface PlannedPart {
 export async function createFileWithRecords(context: WriteContext, body: Body): Promise<StoredRecord> {
   // The required-document templates (§9.8), read once, alongside the customers' reads.
   const templates = activeDocumentTemplates(context);
+  // The milestone templates (§9.7): the file's own rows are written with it.
+  const milestoneTemplates = listMilestoneTemplates(context.organizationId, { activeOnly: true });
+  milestoneTemplates.catch(() => undefined);
   const borrowerBodies = arrayOf(body, 'borrowers');
   // Customers first: which one each borrower means, and what writing it takes.
   const borrowerBatches = borrowerBodies.map(() => new WriteBatch());
@@ -144,6 +149,7 @@ export async function createFileWithRecords(context: WriteContext, body: Body): 
 
   // Awaited before the organization's counter moves: a failed read takes no file number.
   const ownTemplates = fileTemplates(await templates);
+  const activeMilestones = await milestoneTemplates;
   // A number the counter hands out may have been given to another file by hand: take the next one.
   let file: StoredRecord;
   let fileRequirements: StoredRecord[];
@@ -152,6 +158,7 @@ export async function createFileWithRecords(context: WriteContext, body: Body): 
     file = await planCreate(mortgageFileEntity, context, scalarInput(body), fileBatch, { id: fileId, ...fields });
     const fileFamily: Family = { parent: file, parts: new Map(), fresh: true };
     fileRequirements = planRequirements(context, fileFamily, ownTemplates, null, fileBatch);
+    planOwnMilestoneRows(context, file, activeMilestones, fileBatch);
     if (context.audit) fileBatch.add(context.audit.entry(file.id, 201));
     try {
       await fileBatch.commit();

@@ -15,6 +15,9 @@ import { deleteTasksOfFile } from '../tasks/task-links';
 import { fileTaskOperations } from '../tasks/routes';
 import { noteOperations } from './note.child';
 import { timelineOperations } from './timeline';
+import { chargeOperations } from './charge.child';
+import { paymentOperations } from './payment.child';
+import { milestoneOperations } from './milestone';
 import {
   changeMortgageFileStatusSchema,
   mortgageFileEntity,
@@ -88,4 +91,7 @@ export const mortgageFileOperations: Operation[] = [
   ...fileTaskOperations,
   ...noteOperations,
   ...timelineOperations,
+  ...chargeOperations,
+  ...paymentOperations,
+  ...milestoneOperations,
 ];

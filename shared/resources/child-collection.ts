@@ -207,15 +207,21 @@ export async function listChildren(child: ChildDefinition, organizationId: strin
   return { data: await present(child, page, parent), count: matching.length };
 }
 
+/**
+ * A create is read-decide-write too when its rules rewrite other records (a payment recalculates its
+ * charge with `planChildRewrite`): a version conflict there plans the whole create again.
+ */
 async function createChild(child: ChildDefinition, context: WriteContext, parentId: string, input: Record<string, unknown>): Promise<StoredRecord> {
-  const parent = await requireRecord(child.parent, context.organizationId, parentId, true);
-  const scope = { context, parent };
-  const batch = new WriteBatch();
-  const record = await planChildCreate(child, scope, input, batch);
-  requireParent(child, scope, batch);
-  if (context.audit) batch.add(context.audit.entry(record.id, 201));
-  await batch.commit();
-  return (await present(child, [record], parent))[0];
+  return retryOnVersionConflict(async () => {
+    const parent = await requireRecord(child.parent, context.organizationId, parentId, true);
+    const scope = { context, parent };
+    const batch = new WriteBatch();
+    const record = await planChildCreate(child, scope, input, batch);
+    requireParent(child, scope, batch);
+    if (context.audit) batch.add(context.audit.entry(record.id, 201));
+    await batch.commit();
+    return (await present(child, [record], parent))[0];
+  });
 }
 
 async function updateChild(child: ChildDefinition, context: WriteContext, parentId: string, id: string, input: Record<string, unknown>): Promise<StoredRecord> {
