@@ -20,8 +20,7 @@ import type { WriteContext } from '../../shared/write-context';
 import { borrowerPart, createBorrowerSchema, MAX_BORROWERS, rememberCustomers, RESOLVED_CUSTOMER, resolveBorrowerCustomer } from './borrower.part';
 import { bankAccountPart, incomePart, obligationPart } from './file-records.part';
 import { createMortgageFileFields, mortgageFileEntity, updateMortgageFileSchema } from './mortgage-file.entity';
-import { activeDocumentTemplates, fileTemplates, planRequirements, REQUIREMENT_TYPE } from './requirement.part';
-import { listMilestoneTemplates } from '../../shared/organizations/file-settings.repository';
+import { activeDocumentTemplates, activeMilestoneTemplates, fileTemplates, planRequirements, REQUIREMENT_TYPE } from './requirement.part';
 import { planOwnMilestoneRows } from './milestone-rows';
 
 /** The three record kinds a file body may carry, with their write-failure codes (resources.md §5). */
@@ -100,9 +99,6 @@ interface PlannedPart {
 export async function createFileWithRecords(context: WriteContext, body: Body): Promise<StoredRecord> {
   // The required-document templates (§9.8), read once, alongside the customers' reads.
   const templates = activeDocumentTemplates(context);
-  // The milestone templates (§9.7): the file's own rows are written with it.
-  const milestoneTemplates = listMilestoneTemplates(context.organizationId, { activeOnly: true });
-  milestoneTemplates.catch(() => undefined);
   const borrowerBodies = arrayOf(body, 'borrowers');
   // Customers first: which one each borrower means, and what writing it takes.
   const borrowerBatches = borrowerBodies.map(() => new WriteBatch());
@@ -149,7 +145,8 @@ export async function createFileWithRecords(context: WriteContext, body: Body): 
 
   // Awaited before the organization's counter moves: a failed read takes no file number.
   const ownTemplates = fileTemplates(await templates);
-  const activeMilestones = await milestoneTemplates;
+  // The milestone templates (§9.7), from the same read: the file's own rows are written with it.
+  const activeMilestones = await activeMilestoneTemplates(context);
   // A number the counter hands out may have been given to another file by hand: take the next one.
   let file: StoredRecord;
   let fileRequirements: StoredRecord[];

@@ -97,7 +97,7 @@ describe('resources.md §10 money and milestone events', () => {
     expect(bodies.map((body) => [body.type, body.data.id])).toEqual(
       [['milestone.completed', documents.milestone_id], ['milestone.completed', late.milestone_id]].sort((a, b) => `${a[0]}${a[1]}`.localeCompare(`${b[0]}${b[1]}`)),
     );
-    const lateEvent = bodies.find((body) => body.data.id === late.milestone_id);
+    const lateEvent = bodies.find((body) => body.data.id === late.milestone_id)!;
     expect(lateEvent.data.changes).toEqual({});
     expect(lateEvent.data.milestone).toMatchObject({ id: late.milestone_id, key: 'late_step', status: 'completed' });
   });
