@@ -1,13 +1,12 @@
 import * as z from 'zod';
 import { badRequest, conflict, noUpdatableFields } from '../../shared/http/errors';
 import { listMilestoneTemplates } from '../../shared/organizations/file-settings.repository';
-import { childOperations, defineChild, planChildRewrite, type ChildScope } from '../../shared/resources/child-collection';
+import { childKey, childOperations, defineChild, planChildRewrite, type ChildScope } from '../../shared/resources/child-collection';
 import type { StoredRecord } from '../../shared/resources/entity';
 import { sameValue } from '../../shared/resources/entity.repository';
 import { VersionConflict, type WriteBatch } from '../../shared/resources/write-batch';
 import { amountSchema, integerSchema } from '../../shared/validation/bounded';
 import { calendarDate, listValue, requiredText, TITLE_MAX } from '../../shared/validation/fields';
-import { childKey } from '../../shared/resources/child-collection';
 import { versionOf } from '../../shared/http/record-version';
 import { timelinePut } from './file-rows';
 import { israelDay, milestoneRowChild, readMilestoneRow } from './milestone-rows';

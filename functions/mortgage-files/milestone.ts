@@ -14,7 +14,7 @@ import { integerSchema } from '../../shared/validation/bounded';
 import { calendarDate, FREE_TEXT_MAX, listValue, text } from '../../shared/validation/fields';
 import { chargeChild, planMilestoneDueDates } from './charge.child';
 import { timelinePut } from './file-rows';
-import { freshRow, israelDay, milestoneRowChild, milestoneRowId, readMilestoneRow, templateMatches } from './milestone-rows';
+import { freshRow, israelDay, milestoneRowChild, readMilestoneRow, templateMatches } from './milestone-rows';
 import { mortgageFileEntity } from './mortgage-file.entity';
 import { addDays } from './money';
 
@@ -228,4 +228,3 @@ export const milestoneOperations: Operation[] = [
   }),
 ];
 
-export { milestoneRowId };
