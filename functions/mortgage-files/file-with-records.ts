@@ -20,7 +20,8 @@ import type { WriteContext } from '../../shared/write-context';
 import { borrowerPart, createBorrowerSchema, MAX_BORROWERS, rememberCustomers, RESOLVED_CUSTOMER, resolveBorrowerCustomer } from './borrower.part';
 import { bankAccountPart, incomePart, obligationPart } from './file-records.part';
 import { createMortgageFileFields, mortgageFileEntity, updateMortgageFileSchema } from './mortgage-file.entity';
-import { activeDocumentTemplates, fileTemplates, planRequirements, REQUIREMENT_TYPE } from './requirement.part';
+import { activeDocumentTemplates, activeMilestoneTemplates, fileTemplates, planRequirements, REQUIREMENT_TYPE } from './requirement.part';
+import { planOwnMilestoneRows } from './milestone-rows';
 
 /** The three record kinds a file body may carry, with their write-failure codes (resources.md §5). */
 const RECORD_KINDS = [
@@ -144,6 +145,8 @@ export async function createFileWithRecords(context: WriteContext, body: Body): 
 
   // Awaited before the organization's counter moves: a failed read takes no file number.
   const ownTemplates = fileTemplates(await templates);
+  // The milestone templates (§9.7), from the same read: the file's own rows are written with it.
+  const activeMilestones = await activeMilestoneTemplates(context);
   // A number the counter hands out may have been given to another file by hand: take the next one.
   let file: StoredRecord;
   let fileRequirements: StoredRecord[];
@@ -152,6 +155,7 @@ export async function createFileWithRecords(context: WriteContext, body: Body): 
     file = await planCreate(mortgageFileEntity, context, scalarInput(body), fileBatch, { id: fileId, ...fields });
     const fileFamily: Family = { parent: file, parts: new Map(), fresh: true };
     fileRequirements = planRequirements(context, fileFamily, ownTemplates, null, fileBatch);
+    planOwnMilestoneRows(context, file, activeMilestones, fileBatch);
     if (context.audit) fileBatch.add(context.audit.entry(file.id, 201));
     try {
       await fileBatch.commit();

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { noUpdatableFields } from '../../shared/http/errors';
 import { withVersion } from '../../shared/http/record-version';
 import { newId, nowIso } from '../../shared/ids';
-import { listDocumentTemplates, type DocumentTemplate } from '../../shared/organizations/file-settings.repository';
+import { getFileSettings, type DocumentTemplate, type FileSettings, type MilestoneTemplate } from '../../shared/organizations/file-settings.repository';
 import { definePart, newPartPut, siblingsOf, type Family } from '../../shared/resources/child-entity';
 import type { StoredRecord } from '../../shared/resources/entity';
 import type { WriteBatch } from '../../shared/resources/write-batch';
@@ -68,23 +68,40 @@ export const requirementPart = definePart({
   },
 });
 
-/** The templates each request reads once (a create retried after a version conflict reads no more). */
-const templatesOfRequest = new WeakMap<WriteContext, Promise<DocumentTemplate[]>>();
+/** The settings each request reads once (a create retried after a version conflict reads no more). */
+const settingsOfRequest = new WeakMap<WriteContext, Promise<FileSettings>>();
 
 /**
- * The organization's active required-document templates, read once per request (one Query of the
- * organization's settings). Start it early to read in parallel with the request's other reads; a
- * read that fails is reported where it is awaited.
+ * The organization's active file settings, read once per request (one Query of the organization's
+ * settings partition: document and milestone templates together, so a file create reads both in one
+ * round trip). Start it early to read in parallel with the request's other reads; a read that fails
+ * is reported where it is awaited.
  */
-export function activeDocumentTemplates(context: WriteContext): Promise<DocumentTemplate[]> {
-  let templates = templatesOfRequest.get(context);
-  if (!templates) {
-    templates = listDocumentTemplates(context.organizationId, { activeOnly: true });
+function activeSettings(context: WriteContext): Promise<FileSettings> {
+  let settings = settingsOfRequest.get(context);
+  if (!settings) {
+    settings = getFileSettings(context.organizationId, { activeOnly: true });
     // Started before it is awaited: a request refused meanwhile must not leave an unhandled rejection.
-    templates.catch(() => undefined);
-    templatesOfRequest.set(context, templates);
+    settings.catch(() => undefined);
+    settingsOfRequest.set(context, settings);
   }
-  return templates;
+  return settings;
+}
+
+/** The organization's active required-document templates (§9.8), read once per request. */
+export function activeDocumentTemplates(context: WriteContext): Promise<DocumentTemplate[]> {
+  return handled(activeSettings(context).then((settings) => settings.documentTemplates));
+}
+
+/** The organization's active milestone templates (§9.7), from the same read. */
+export function activeMilestoneTemplates(context: WriteContext): Promise<MilestoneTemplate[]> {
+  return handled(activeSettings(context).then((settings) => settings.milestoneTemplates));
+}
+
+/** A read started early and awaited later: its failure is reported where it is awaited, never unhandled. */
+function handled<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => undefined);
+  return promise;
 }
 
 /** The templates that make requirements of the file itself (`per_borrower: false`) or of each borrower. */

@@ -24,6 +24,9 @@ import { analysisOperations } from './analysis.child';
 import { watcherOperations } from './watcher.child';
 import { fileContactOperations } from './file-contact.child';
 import { customFieldOperations } from './custom-fields';
+import { chargeOperations } from './charge.child';
+import { paymentOperations } from './payment.child';
+import { milestoneOperations } from './milestone';
 import {
   changeMortgageFileStatusSchema,
   mortgageFileEntity,
@@ -107,4 +110,7 @@ export const mortgageFileOperations: Operation[] = [
   ...watcherOperations,
   ...fileContactOperations,
   ...customFieldOperations,
+  ...chargeOperations,
+  ...paymentOperations,
+  ...milestoneOperations,
 ];

@@ -3,11 +3,19 @@ import { eventIdFor } from './event-ids';
 import { sameValue, snapshotOf, type EntityEventRules } from './event-rule';
 import { LEAD_EVENT_RULES } from './lead-event-rules';
 import { MORTGAGE_FILE_EVENT_RULES } from './mortgage-file-event-rules';
+import { CHARGE_EVENT_RULES, MILESTONE_EVENT_RULES, PAYMENT_EVENT_RULES } from './money-event-rules';
 import { TASK_EVENT_RULES } from './task-event-rules';
 import type { Item, StreamChange } from './stream-change';
 
 /** The table of event rules, one entry per entity that emits events. */
-export const EVENT_RULES: readonly EntityEventRules[] = [LEAD_EVENT_RULES, MORTGAGE_FILE_EVENT_RULES, TASK_EVENT_RULES];
+export const EVENT_RULES: readonly EntityEventRules[] = [
+  LEAD_EVENT_RULES,
+  MORTGAGE_FILE_EVENT_RULES,
+  TASK_EVENT_RULES,
+  PAYMENT_EVENT_RULES,
+  CHARGE_EVENT_RULES,
+  MILESTONE_EVENT_RULES,
+];
 
 export type FieldChanges = Record<string, { from: unknown; to: unknown }>;
 
@@ -62,7 +70,7 @@ export function deriveEvents(change: StreamChange): DerivedEvent[] {
   if (!item || typeof entity !== 'string') return [];
   const rules = rulesByEntity.get(entity);
   const organizationId = item.organization_id;
-  const objectId = item.id;
+  const objectId = rules?.objectId ? rules.objectId(item) : item.id;
   if (!rules || typeof organizationId !== 'string' || typeof objectId !== 'string') return [];
 
   const matching = rules.rules.filter((rule) => rule.when(change));
@@ -70,6 +78,7 @@ export function deriveEvents(change: StreamChange): DerivedEvent[] {
 
   const changes = change.kind === 'updated' ? snapshotChanges(change.before ?? {}, change.after ?? {}, rules.snapshotFields) : {};
   const snapshot = snapshotOf(item, rules.snapshotFields);
+  if ('id' in snapshot) snapshot.id = objectId;
   const { at, exact } = occurrence(change);
   return matching.map((rule) => {
     const id = eventIdFor(change.recordId, rule.type);

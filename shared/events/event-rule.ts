@@ -22,6 +22,11 @@ export interface EntityEventRules {
   object: EventObject;
   /** The only fields a snapshot shows: never id numbers, incomes or documents (spec §6). */
   snapshotFields: readonly string[];
+  /**
+   * The object's id (`data.id`, and the snapshot's `id`) when it is not the item's own `id`: a file's
+   * milestone row is the milestone, named by its template's `milestone_id` (resources.md §10).
+   */
+  objectId?(item: Item): unknown;
   rules: EventRule[];
 }
 

@@ -241,7 +241,10 @@ function withinBytes(records: StoredRecord[], budget: number): StoredRecord[] {
   return records;
 }
 
-/** A create whose rules found their premise moved (a uniqueness guard taken meanwhile: `VersionConflict`) is planned again. */
+/**
+ * A create is read-decide-write too: a version conflict (a uniqueness guard taken meanwhile, a charge
+ * a payment recalculates rewritten meanwhile) plans the whole create again.
+ */
 async function createChild(child: ChildDefinition, context: WriteContext, parentId: string, input: Record<string, unknown>): Promise<StoredRecord> {
   return retryOnVersionConflict(async () => {
     const parent = await requireRecord(child.parent, context.organizationId, parentId, true);

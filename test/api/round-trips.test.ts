@@ -92,6 +92,7 @@ test('lead operations stay within their DynamoDB round-trip budgets (auth and ra
 
 /** Mortgage files and their records (README "DynamoDB round trips per operation"), auth and rate limit included. */
 export const FILE_ROUND_TRIP_BUDGET = {
+  // The file's milestone rows (§9.7) are written in its transaction; the templates come with the same settings read.
   'POST /mortgage-files with 2 new borrowers': 6,
   'GET /mortgage-files/{id}': 3,
   'GET /mortgage-files': 3,
@@ -103,8 +104,9 @@ export const FILE_ROUND_TRIP_BUDGET = {
   'POST /mortgage-files/{id}/incomes': 3,
   'GET /mortgage-files/{id}/incomes/{incomeId}': 2,
   'PATCH /mortgage-files/{id}/incomes/{incomeId}': 3,
-  // One Query of the task index finds the file's tasks to delete (resources.md §8).
-  'DELETE /mortgage-files/{id}': 6,
+  // One Query of the task index finds the file's tasks to delete (resources.md §8). The file's
+  // partition holds its 7 seeded milestone rows too (§9.7): its rows now take two BatchWriteItems.
+  'DELETE /mortgage-files/{id}': 7,
 };
 
 test('mortgage file operations stay within their DynamoDB round-trip budgets', async () => {
@@ -382,6 +384,60 @@ test('watcher, file contact and custom field operations stay within their Dynamo
 
   process.stdout.write(`DynamoDB round trips per watcher, file contact and custom field operation: ${JSON.stringify(counts)}\n`);
   for (const [operation, budget] of Object.entries(FILE_COLLABORATION_ROUND_TRIP_BUDGET)) {
+    expect({ operation, roundTrips: counts[operation] }).toEqual({ operation, roundTrips: expect.any(Number) });
+    expect(counts[operation]).toBeLessThanOrEqual(budget);
+  }
+});
+
+/** Charges, payments and milestones (README "DynamoDB round trips per operation"), auth and rate limit included. */
+export const MONEY_ROUND_TRIP_BUDGET = {
+  'POST /mortgage-files/{id}/charges': 3,
+  'POST /mortgage-files/{id}/charges linked to a milestone': 5,
+  'PATCH /mortgage-files/{id}/charges/{chargeId}': 3,
+  'POST /mortgage-files/{id}/payments linked to a charge': 5,
+  'PATCH /mortgage-files/{id}/payments/{paymentId} moved to another charge': 5,
+  'DELETE /mortgage-files/{id}/payments/{paymentId}': 4,
+  'GET /mortgage-files/{id}/payments': 3,
+  // The file, its milestone rows and the organization's templates: three reads in parallel.
+  'GET /mortgage-files/{id}/milestones': 4,
+  // The file and templates, then the row and the file's charges (parallel), then one transaction.
+  'POST /mortgage-files/{id}/milestones/progress completed, with a linked charge': 6,
+};
+
+test('charge, payment and milestone operations stay within their DynamoDB round-trip budgets', async () => {
+  const counts: Record<string, number> = {};
+  const file = (await measure('POST', '/mortgage-files', {})).response.body;
+  const milestones = await measure('GET', `/mortgage-files/${file.id}/milestones`);
+  expect(milestones.response.body.count).toBe(7);
+  counts['GET /mortgage-files/{id}/milestones'] = milestones.roundTrips;
+  const milestoneId = milestones.response.body.data[0].milestone_id;
+
+  const charge = await measure('POST', `/mortgage-files/${file.id}/charges`, { description: 'Advisory fee', amount: 1000 });
+  expect(charge.response.status).toBe(201);
+  counts['POST /mortgage-files/{id}/charges'] = charge.roundTrips;
+  const linked = await measure('POST', `/mortgage-files/${file.id}/charges`, { description: 'Success fee', amount: 500, milestone_id: milestoneId, milestone_status_key: 'completed' });
+  expect(linked.response.status).toBe(201);
+  counts['POST /mortgage-files/{id}/charges linked to a milestone'] = linked.roundTrips;
+  counts['PATCH /mortgage-files/{id}/charges/{chargeId}'] = (await measure('PATCH', `/mortgage-files/${file.id}/charges/${charge.response.body.id}`, { amount: 1200 })).roundTrips;
+
+  const payment = await measure('POST', `/mortgage-files/${file.id}/payments`, { amount: 500, payment_source: 'cash', charge_id: charge.response.body.id });
+  expect(payment.response.status).toBe(201);
+  counts['POST /mortgage-files/{id}/payments linked to a charge'] = payment.roundTrips;
+  const paymentPath = `/mortgage-files/${file.id}/payments/${payment.response.body.id}`;
+  const moved = await measure('PATCH', paymentPath, { charge_id: linked.response.body.id });
+  expect(moved.response.status).toBe(200);
+  counts['PATCH /mortgage-files/{id}/payments/{paymentId} moved to another charge'] = moved.roundTrips;
+  counts['GET /mortgage-files/{id}/payments'] = (await measure('GET', `/mortgage-files/${file.id}/payments`)).roundTrips;
+
+  const completed = await measure('POST', `/mortgage-files/${file.id}/milestones/progress`, { milestone_id: milestoneId, status: 'completed' });
+  expect(completed.response.status).toBe(200);
+  counts['POST /mortgage-files/{id}/milestones/progress completed, with a linked charge'] = completed.roundTrips;
+  const removed = await measure('DELETE', paymentPath);
+  expect(removed.response.status).toBe(200);
+  counts['DELETE /mortgage-files/{id}/payments/{paymentId}'] = removed.roundTrips;
+
+  process.stdout.write(`DynamoDB round trips per charge, payment and milestone operation: ${JSON.stringify(counts)}\n`);
+  for (const [operation, budget] of Object.entries(MONEY_ROUND_TRIP_BUDGET)) {
     expect({ operation, roundTrips: counts[operation] }).toEqual({ operation, roundTrips: expect.any(Number) });
     expect(counts[operation]).toBeLessThanOrEqual(budget);
   }

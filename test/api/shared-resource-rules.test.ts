@@ -83,6 +83,22 @@ const RESOURCES: ResourceCase[] = [
     label: 'Analysis',
     part: { segment: 'analyses', itemParam: 'analysisId' },
   },
+  {
+    path: '/mortgage-files/{id}/charges',
+    permission: 'mortgage-files',
+    valid: () => ({ description: 'Advisory fee', amount: 1500 }),
+    update: { description: 'Zeta fee' },
+    label: 'Charge',
+    part: { segment: 'charges', itemParam: 'chargeId' },
+  },
+  {
+    path: '/mortgage-files/{id}/payments',
+    permission: 'mortgage-files',
+    valid: () => ({ amount: 250, payment_source: 'cash' }),
+    update: { reference: 'Zeta-ref' },
+    label: 'Payment',
+    part: { segment: 'payments', itemParam: 'paymentId' },
+  },
 ];
 
 const MISSING_ID = '00000000-0000-4000-8000-000000000000';
