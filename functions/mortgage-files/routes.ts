@@ -14,6 +14,7 @@ import { defineEntity } from '../../shared/resources/entity';
 import { deleteTasksOfFile } from '../tasks/task-links';
 import { fileTaskOperations } from '../tasks/routes';
 import { noteOperations } from './note.child';
+import { reminderOperations } from './reminder.child';
 import { timelineOperations } from './timeline';
 import {
   changeMortgageFileStatusSchema,
@@ -88,4 +89,5 @@ export const mortgageFileOperations: Operation[] = [
   ...fileTaskOperations,
   ...noteOperations,
   ...timelineOperations,
+  ...reminderOperations,
 ];

@@ -38,6 +38,8 @@ export const API_ROUTES: RouteEntry[] = [
   { group: 'mortgage-files', path: '/mortgage-files/{id}/notes' },
   { group: 'mortgage-files', path: '/mortgage-files/{id}/notes/{noteId}' },
   { group: 'mortgage-files', path: '/mortgage-files/{id}/timeline' },
+  { group: 'mortgage-files', path: '/mortgage-files/{id}/reminders' },
+  { group: 'mortgage-files', path: '/mortgage-files/{id}/reminders/{reminderId}' },
   { group: 'tasks', path: '/tasks' },
   { group: 'tasks', path: '/tasks/{id}' },
   { group: 'lists', path: '/lists' },

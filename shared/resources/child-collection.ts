@@ -62,6 +62,17 @@ export interface ChildDefinition {
   beforeDelete?(record: StoredRecord, scope: ChildScope, batch: WriteBatch): Promise<void> | void;
   /** A write refused by state rules (403 `note_locked`): after the body's own checks, before anything is written. */
   authorize?(current: StoredRecord, scope: ChildScope, action: 'update' | 'delete'): void;
+  /**
+   * Index attributes of the stored item, from the record (a reminder's sparse due index). The item
+   * is rewritten whole on every write, so attributes not returned for the new record are dropped.
+   */
+  indexes?(record: StoredRecord): Record<string, unknown>;
+  /**
+   * Work after the write committed, outside the transaction (an external schedule created, moved
+   * or deleted): `before` is absent on create, `after` on delete. Called only when something was
+   * written; it must not throw for a write that already happened.
+   */
+  afterCommit?(before: StoredRecord | undefined, after: StoredRecord | undefined, scope: ChildScope): Promise<void> | void;
   /** The answer of records (for example with another record's fields joined in). */
   present?(records: StoredRecord[], parent: StoredRecord): Promise<StoredRecord[]> | StoredRecord[];
 }
@@ -98,7 +109,7 @@ export function childFromItem(child: ChildDefinition, item: Record<string, unkno
 
 export function childItem(child: ChildDefinition, record: StoredRecord, version: number): Record<string, unknown> {
   const key = childKey(child, record.organization_id, record[child.parentIdField] as string, record.id);
-  return { ...key, entity: child.entity ?? child.type.toLowerCase(), ...record, version };
+  return { ...key, ...child.indexes?.(record), entity: child.entity ?? child.type.toLowerCase(), ...record, version };
 }
 
 /** The write of a new child's item (conditional on being new). */
@@ -215,6 +226,7 @@ async function createChild(child: ChildDefinition, context: WriteContext, parent
   requireParent(child, scope, batch);
   if (context.audit) batch.add(context.audit.entry(record.id, 201));
   await batch.commit();
+  await child.afterCommit?.(undefined, record, scope);
   return (await present(child, [record], parent))[0];
 }
 
@@ -232,6 +244,7 @@ async function updateChild(child: ChildDefinition, context: WriteContext, parent
       requireParent(child, scope, batch);
       if (context.audit) batch.add(context.audit.entry(id, 200));
       await batch.commit();
+      if (updated !== current) await child.afterCommit?.(current, updated, scope);
     }
     return (await present(child, [updated], parent))[0];
   });
@@ -250,6 +263,7 @@ async function deleteChild(child: ChildDefinition, context: WriteContext, parent
     batch.add({ Delete: { TableName: getTableName(), Key: childKey(child, context.organizationId, parentId, id), ...condition } }, onConditionFailed);
     if (context.audit) batch.add(context.audit.entry(id, 200));
     await batch.commit();
+    await child.afterCommit?.(current, undefined, scope);
   });
 }
 
