@@ -143,7 +143,7 @@ export const reminderChild = defineChild({
       channels: (input.channels as string[] | null | undefined) ?? DEFAULT_CHANNELS,
       status: 'scheduled',
       sent_at: null,
-      created_by: scope.context.userId,
+      created_by: scope.context.userId ?? null,
     };
   },
   async change(current, input, scope) {
