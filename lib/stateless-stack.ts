@@ -3,6 +3,7 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
 import { ServiceHttpApi } from './constructs/http-api';
 import { LeadIntake } from './constructs/intake';
+import { Reminders } from './constructs/reminders';
 import { Webhooks } from './constructs/webhooks';
 
 export interface StatelessStackProps extends StackProps {
@@ -15,6 +16,7 @@ export class StatelessStack extends Stack {
   readonly httpApi: ServiceHttpApi;
   readonly webhooks: Webhooks;
   readonly intake: LeadIntake;
+  readonly reminders: Reminders;
 
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
     super(scope, id, props);
@@ -24,11 +26,14 @@ export class StatelessStack extends Stack {
     CrossStackReferences.of(this).consume(ReferenceStrength.STRONG);
 
     this.webhooks = new Webhooks(this, 'Webhooks', { table });
+    this.reminders = new Reminders(this, 'Reminders', { table });
     this.httpApi = new ServiceHttpApi(this, 'HttpApi', {
       table,
       groupAccess: {
         // Test pings and redeliveries are put on the queue at once; their retries are the delivery worker's.
         webhooks: (fn) => this.webhooks.grantEnqueue(fn),
+        // File reminders: their one-time schedules follow the reminder (created, moved, deleted).
+        'mortgage-files': (fn) => this.reminders.grantScheduling(fn),
       },
     });
     this.intake = new LeadIntake(this, 'Intake', { table, httpApi: this.httpApi });

@@ -52,6 +52,37 @@ function startSchedulerPoller(intervalMs = 250): Poller {
 }
 
 /**
+ * The local EventBridge Scheduler for file reminders: every second the scheduler-target handler
+ * gets the sweep event and fires every reminder the due index holds as due (resources.md §9.2:
+ * locally within 5 seconds; a time in the past at once). The due state is the reminder item
+ * itself, so a hard kill loses nothing: the next runtime's first sweep finds it.
+ */
+export function startReminderPoller(intervalMs = 1000): Poller {
+  let stopping = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+  const tick = () => {
+    running = (async () => {
+      try {
+        const { handler } = await import('../functions/scheduler-target/handler');
+        if (!stopping) await handler({ kind: 'sweep-reminders' }, localLambdaContext('scheduler-target'));
+      } catch (error) {
+        getLogger().warn('local reminder poll failed', { errorName: (error as Error)?.name });
+      }
+      if (!stopping) timer = setTimeout(tick, intervalMs);
+    })();
+  };
+  tick();
+  return {
+    stop: async () => {
+      stopping = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}
+
+/**
  * Events and webhooks on one machine: stream poller → fanout handler, queue poller → delivery
  * handler, the local scheduler, and first of all the re-arming of every waiting delivery (the
  * in-memory queue lost their messages with the last run, delayed retries included).

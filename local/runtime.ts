@@ -5,7 +5,7 @@ import { startDynamoDbLocal, type DynamoDbLocalProcess } from './dynamodb-local'
 import { apiFunction } from './function-registry';
 import { startHttpServer, toHttpApiEvent, type RunningServer } from './http-adapter';
 import { localLambdaContext } from './lambda-context';
-import { startEventPipeline } from './event-pipeline';
+import { startEventPipeline, startReminderPoller } from './event-pipeline';
 import { createLocalQueue, localSqsClient, startSqsServer } from './sqs-server';
 import { ensureTable } from './table';
 
@@ -22,6 +22,8 @@ export interface RuntimeOptions {
   sqsEndpoint?: string;
   /** Stream fanout, delivery worker and local scheduler; on unless false (a process that counts round trips wants them off). */
   events?: boolean;
+  /** The local scheduler of file reminders (the poller that fires due reminders); default: as `events`. */
+  reminders?: boolean;
 }
 
 export interface Runtime {
@@ -101,6 +103,10 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         queueArn: deliveryQueue.arn,
       });
       stops.push(() => pipeline.stop());
+    }
+    if (options.reminders ?? options.events !== false) {
+      const reminders = startReminderPoller();
+      stops.push(() => reminders.stop());
     }
 
     return {

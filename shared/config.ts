@@ -29,6 +29,10 @@ const baseSchema = z.object({
   SCHEDULER_ROLE_ARN: z.string().optional(),
   SCHEDULER_TARGET_ARN: z.string().optional(),
   SCHEDULER_MODE: z.enum(['aws', 'local']).default('aws'),
+  /** File reminders in AWS: their one-time schedules' group, the role Scheduler assumes, the scheduler-target function. */
+  REMINDER_SCHEDULE_GROUP: z.string().optional(),
+  REMINDER_SCHEDULER_ROLE_ARN: z.string().optional(),
+  REMINDER_TARGET_ARN: z.string().optional(),
   WEBHOOKS_ALLOW_INSECURE: flag,
   WEBHOOK_RETRY_SCHEDULE: integerList.default([60, 300, 1800, 7200, 21600, 43200, 86400]),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(10000),

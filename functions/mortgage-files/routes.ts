@@ -14,6 +14,7 @@ import { defineEntity } from '../../shared/resources/entity';
 import { deleteTasksOfFile } from '../tasks/task-links';
 import { fileTaskOperations } from '../tasks/routes';
 import { noteOperations } from './note.child';
+import { reminderOperations } from './reminder.child';
 import { timelineOperations } from './timeline';
 import { documentStatusOperations } from './document-status.child';
 import { requiredDocumentOperations } from './required-documents';
@@ -113,4 +114,5 @@ export const mortgageFileOperations: Operation[] = [
   ...chargeOperations,
   ...paymentOperations,
   ...milestoneOperations,
+  ...reminderOperations,
 ];

@@ -62,6 +62,8 @@ export const API_ROUTES: RouteEntry[] = [
   { group: 'mortgage-files', path: '/mortgage-files/{id}/payments/{paymentId}' },
   { group: 'mortgage-files', path: '/mortgage-files/{id}/milestones' },
   { group: 'mortgage-files', path: '/mortgage-files/{id}/milestones/progress' },
+  { group: 'mortgage-files', path: '/mortgage-files/{id}/reminders' },
+  { group: 'mortgage-files', path: '/mortgage-files/{id}/reminders/{reminderId}' },
   { group: 'tasks', path: '/tasks' },
   { group: 'tasks', path: '/tasks/{id}' },
   { group: 'lists', path: '/lists' },

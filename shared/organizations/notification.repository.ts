@@ -12,6 +12,9 @@ export interface NotificationInput {
   title: string;
   record_type?: string;
   record_id?: string;
+  /** What a fired reminder's notification names besides its record (resources.md §9.2). */
+  reminder_id?: string;
+  mortgage_file_id?: string;
 }
 
 /** An in-app notification as a transaction item, written together with what caused it. */

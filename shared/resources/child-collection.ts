@@ -57,8 +57,6 @@ export interface ChildDefinition {
    * answered. `count` stays the number of matches: a client continues at `offset + data.length`.
    */
   maxPageBytes?: number;
-  /** Index attributes of a stored item (`gsi2pk`/`gsi2sk`...), for reads across parents (a contact's file links). */
-  indexes?(record: StoredRecord): Record<string, string>;
   /**
    * Other ids an item path may name the record by (a watcher row by its user's id), tried after the
    * path id itself in the same read; the first record found is the one addressed.
@@ -76,6 +74,17 @@ export interface ChildDefinition {
   beforeDelete?(record: StoredRecord, scope: ChildScope, batch: WriteBatch): Promise<void> | void;
   /** A write refused by state rules (403 `note_locked`): after the body's own checks, before anything is written. */
   authorize?(current: StoredRecord, scope: ChildScope, action: 'update' | 'delete'): void;
+  /**
+   * Index attributes of the stored item, from the record (a reminder's sparse due index, a file contact link by contact). The item
+   * is rewritten whole on every write, so attributes not returned for the new record are dropped.
+   */
+  indexes?(record: StoredRecord): Record<string, unknown>;
+  /**
+   * Work after the write committed, outside the transaction (an external schedule created, moved
+   * or deleted): `before` is absent on create, `after` on delete. Called only when something was
+   * written; it must not throw for a write that already happened.
+   */
+  afterCommit?(before: StoredRecord | undefined, after: StoredRecord | undefined, scope: ChildScope): Promise<void> | void;
   /** The answer of records (for example with another record's fields joined in). */
   present?(records: StoredRecord[], parent: StoredRecord): Promise<StoredRecord[]> | StoredRecord[];
   /**
@@ -254,6 +263,7 @@ async function createChild(child: ChildDefinition, context: WriteContext, parent
     requireParent(child, scope, batch);
     if (context.audit) batch.add(context.audit.entry(record.id, 201));
     await batch.commit();
+    await child.afterCommit?.(undefined, record, scope);
     return (await present(child, [record], parent))[0];
   });
 }
@@ -272,6 +282,7 @@ async function updateChild(child: ChildDefinition, context: WriteContext, parent
       requireParent(child, scope, batch);
       if (context.audit) batch.add(context.audit.entry(id, 200));
       await batch.commit();
+      if (updated !== current) await child.afterCommit?.(current, updated, scope);
     }
     return (await present(child, [updated], parent))[0];
   });
@@ -291,6 +302,7 @@ async function deleteChild(child: ChildDefinition, context: WriteContext, parent
     batch.add({ Delete: { TableName: getTableName(), Key: childKey(child, context.organizationId, parentId, current.id), ...condition } }, onConditionFailed);
     if (context.audit) batch.add(context.audit.entry(current.id, 200));
     await batch.commit();
+    await child.afterCommit?.(current, undefined, scope);
   });
 }
 

@@ -264,3 +264,29 @@ export const fileSettingKeys = {
   milestoneTemplatePrefix: 'MILESTONE#',
   documentTemplatePrefix: 'DOCTEMPLATE#',
 };
+
+// ---- File reminders (resources.md §9.2): the due index the local poller and the AWS sweeper read ----
+/** Scheduled reminders are spread over this many index partitions (see reminderKeys.dueIndexes). */
+export const DUE_REMINDER_SHARDS = 10;
+
+export const reminderKeys = {
+  dueReminders: (shard: number) => `REMINDERS#DUE#${shard}`,
+  shardOf: (id: string): number => {
+    let shard = 0;
+    for (const character of id) shard = (shard * 31 + character.charCodeAt(0)) % DUE_REMINDER_SHARDS;
+    return shard;
+  },
+  /**
+   * gsi2 (projects every attribute), sparse: only a `scheduled` reminder is in it, under
+   * `<remind_at in UTC, milliseconds>#<id>`, so "due by now" is one key range per shard. Sending,
+   * cancelling or deleting the reminder rewrites the item without these attributes.
+   */
+  dueIndexes: (reminder: { id: string; status: unknown; remind_at: unknown }) => {
+    if (reminder.status !== 'scheduled' || typeof reminder.remind_at !== 'string') return {};
+    const due = new Date(reminder.remind_at);
+    if (Number.isNaN(due.getTime())) return {};
+    return { gsi2pk: reminderKeys.dueReminders(reminderKeys.shardOf(reminder.id)), gsi2sk: sortable(due.toISOString(), reminder.id) };
+  },
+  /** The upper bound of the due range at `now` (`#` sorts before `$`). */
+  dueBound: (now: Date) => `${now.toISOString()}$`,
+};

@@ -442,3 +442,60 @@ test('charge, payment and milestone operations stay within their DynamoDB round-
     expect(counts[operation]).toBeLessThanOrEqual(budget);
   }
 });
+
+/** File reminders (resources.md §9.2), auth and rate limit included; firing and the sweep without auth (scheduler-target). */
+export const REMINDER_ROUND_TRIP_BUDGET = {
+  'POST /mortgage-files/{id}/reminders': 4,
+  'GET /mortgage-files/{id}/reminders': 3,
+  'GET /mortgage-files/{id}/reminders/{reminderId}': 2,
+  'PATCH /mortgage-files/{id}/reminders/{reminderId} remind_at': 3,
+  'PATCH /mortgage-files/{id}/reminders/{reminderId} status cancelled': 3,
+  'DELETE /mortgage-files/{id}/reminders/{reminderId}': 3,
+  'scheduler-target: fire one reminder': 2,
+  'scheduler-target: sweep with nothing due (one Query per shard)': 10,
+};
+
+test('reminder operations stay within their DynamoDB round-trip budgets', async () => {
+  const { handler } = await import('../../functions/scheduler-target/handler');
+  const { localLambdaContext } = await import('../../local/lambda-context');
+  const owner = await runtime.organization();
+  const send = async (method: string, path: string, body?: unknown) => {
+    const before = runtime.roundTrips();
+    const response = await runtime.request(method, path, { key: owner.apiKey, body });
+    return { response, roundTrips: runtime.roundTrips() - before };
+  };
+  const counts: Record<string, number> = {};
+  const file = (await send('POST', '/mortgage-files', {})).response.body;
+  const collection = `/mortgage-files/${file.id}/reminders`;
+  const created = await send('POST', collection, { title: 'Budget', remind_at: new Date(Date.now() + 3600_000).toISOString() });
+  expect(created.response.status).toBe(201);
+  counts['POST /mortgage-files/{id}/reminders'] = created.roundTrips;
+  const item = `${collection}/${created.response.body.id}`;
+  counts['GET /mortgage-files/{id}/reminders'] = (await send('GET', collection)).roundTrips;
+  counts['GET /mortgage-files/{id}/reminders/{reminderId}'] = (await send('GET', item)).roundTrips;
+  const remindAt = new Date(Date.now() - 1000).toISOString();
+  const moved = await send('PATCH', item, { remind_at: remindAt });
+  expect(moved.response.body.status).toBe('scheduled');
+  counts['PATCH /mortgage-files/{id}/reminders/{reminderId} remind_at'] = moved.roundTrips;
+
+  let before = runtime.roundTrips();
+  const fired = await handler({ kind: 'reminder', organization_id: owner.organizationId, mortgage_file_id: file.id, reminder_id: created.response.body.id, remind_at: remindAt }, localLambdaContext('scheduler-target'));
+  expect(fired).toEqual({ kind: 'reminder', fired: 1 });
+  counts['scheduler-target: fire one reminder'] = runtime.roundTrips() - before;
+  before = runtime.roundTrips();
+  expect(await handler({ kind: 'sweep-reminders' }, localLambdaContext('scheduler-target'))).toEqual({ kind: 'sweep-reminders', fired: 0 });
+  counts['scheduler-target: sweep with nothing due (one Query per shard)'] = runtime.roundTrips() - before;
+
+  const cancelled = await send('PATCH', item, { status: 'cancelled' });
+  expect(cancelled.response.body.status).toBe('cancelled');
+  counts['PATCH /mortgage-files/{id}/reminders/{reminderId} status cancelled'] = cancelled.roundTrips;
+  const removed = await send('DELETE', item);
+  expect(removed.response.status).toBe(200);
+  counts['DELETE /mortgage-files/{id}/reminders/{reminderId}'] = removed.roundTrips;
+
+  process.stdout.write(`DynamoDB round trips per reminder operation: ${JSON.stringify(counts)}\n`);
+  for (const [operation, budget] of Object.entries(REMINDER_ROUND_TRIP_BUDGET)) {
+    expect({ operation, roundTrips: counts[operation] }).toEqual({ operation, roundTrips: expect.any(Number) });
+    expect(counts[operation]).toBeLessThanOrEqual(budget);
+  }
+});

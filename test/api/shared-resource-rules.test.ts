@@ -99,6 +99,14 @@ const RESOURCES: ResourceCase[] = [
     label: 'Payment',
     part: { segment: 'payments', itemParam: 'paymentId' },
   },
+  {
+    path: '/mortgage-files/{id}/reminders',
+    permission: 'mortgage-files',
+    valid: () => ({ title: 'Call the appraiser', remind_at: '2099-01-01T09:00:00Z' }),
+    update: { message: 'Zeta message' },
+    label: 'Reminder',
+    part: { segment: 'reminders', itemParam: 'reminderId' },
+  },
 ];
 
 const MISSING_ID = '00000000-0000-4000-8000-000000000000';

@@ -295,11 +295,34 @@ describe('least privilege: every function\'s grants, pinned', () => {
     ];
     const enqueue: Statement = { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: deliveryQueueArn };
 
+    const reminders = stacks.stateless.reminders;
+    const reminderScheduling: Statement[] = [
+      {
+        Effect: 'Allow',
+        Action: ['scheduler:CreateSchedule', 'scheduler:UpdateSchedule', 'scheduler:DeleteSchedule'],
+        Resource: {
+          'Fn::Join': [
+            '',
+            ['arn:', { Ref: 'AWS::Partition' }, ':scheduler:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':schedule/', { Ref: stack.getLogicalId(reminders.scheduleGroup) }, '/*'],
+          ],
+        },
+      },
+      {
+        Effect: 'Allow',
+        Action: 'iam:PassRole',
+        Resource: arnOf(stack.getLogicalId(reminders.schedulerRole.node.defaultChild as any)),
+        Condition: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
+      },
+    ];
+
     const grants = new Map<string, Statement[]>();
     for (const [group, fn] of stacks.stateless.httpApi.functions) {
       // The webhooks API puts test pings and redeliveries on the queue; it schedules nothing.
-      grants.set(logicalId(fn), group === 'webhooks' ? [tracing, ...table, enqueue] : [tracing, ...table]);
+      // The mortgage-files API creates, moves and deletes file reminders' schedules.
+      grants.set(logicalId(fn), group === 'webhooks' ? [tracing, ...table, enqueue] : group === 'mortgage-files' ? [tracing, ...table, ...reminderScheduling] : [tracing, ...table]);
     }
+    // scheduler-target: fires reminders (table only; Scheduler invokes it with its own role).
+    grants.set(logicalId(reminders.targetFunction), [tracing, ...table]);
     grants.set(logicalId(stacks.stateless.intake.intakeFunction), [tracing, ...table]);
     grants.set(logicalId(webhooks.fanoutFunction), [
       tracing,
@@ -353,10 +376,10 @@ describe('least privilege: every function\'s grants, pinned', () => {
     return grants;
   }
 
-  test('every function in the stack has its grants written down: the API groups, intake, fanout and delivery, and no other (no scheduler-target: schedules send to the queue)', () => {
+  test('every function in the stack has its grants written down: the API groups, intake, fanout, delivery and scheduler-target, and no other', () => {
     expect(Object.keys(functions()).sort()).toEqual([...expectedGrants().keys()].sort());
     const groups = new Set<FunctionGroup>([...API_ROUTES.map((route) => route.group), FALLBACK_GROUP]);
-    expect(Object.keys(functions())).toHaveLength(groups.size + 3);
+    expect(Object.keys(functions())).toHaveLength(groups.size + 4);
   });
 
   test('each function\'s role holds exactly its written-down statements (actions and resources), nothing more', () => {
@@ -381,9 +404,13 @@ describe('least privilege: every function\'s grants, pinned', () => {
     }
   });
 
-  test('every IAM policy in the stack belongs to one function role or the scheduler role', () => {
+  test('every IAM policy in the stack belongs to one function role or one of the two scheduler roles', () => {
     const stack = Stack.of(stacks.stateless);
-    const known = new Set([...Object.keys(functions()).map(roleOf), stack.getLogicalId(stacks.stateless.webhooks.schedulerRole.node.defaultChild as any)]);
+    const known = new Set([
+      ...Object.keys(functions()).map(roleOf),
+      stack.getLogicalId(stacks.stateless.webhooks.schedulerRole.node.defaultChild as any),
+      stack.getLogicalId(stacks.stateless.reminders.schedulerRole.node.defaultChild as any),
+    ]);
     const policies = Object.values(template.findResources('AWS::IAM::Policy') as Record<string, Resource>);
     for (const policy of policies) {
       expect(policy.Properties.Roles).toHaveLength(1);
@@ -497,8 +524,9 @@ describe('events and outbound webhooks (lib/constructs/webhooks.ts)', () => {
     for (const name of ['SCHEDULER_MODE', 'SCHEDULER_GROUP_NAME', 'SCHEDULER_ROLE_ARN', 'SCHEDULER_TARGET_ARN']) expect(webhooksApi[name]).toBeUndefined();
     for (const id of Object.keys(functions())) {
       const statements = statementsOf(id);
-      const scheduling = statements.filter((statement) => asList(statement.Action).some((action: string) => action.startsWith('scheduler:')));
-      const passRole = statements.filter((statement) => asList(statement.Action).includes('iam:PassRole'));
+      // Schedules in the webhook retry group and the role they send with (file reminders have their own, below).
+      const scheduling = statements.filter((statement) => asList(statement.Action).some((action: string) => action.startsWith('scheduler:')) && JSON.stringify(statement.Resource).includes(`"${groupId}"`));
+      const passRole = statements.filter((statement) => asList(statement.Action).includes('iam:PassRole') && JSON.stringify(statement.Resource) === JSON.stringify(roleArn));
       const variables = functions()[id].Properties.Environment.Variables;
       if (!schedulers.includes(id)) {
         expect(scheduling).toEqual([]);
@@ -544,7 +572,64 @@ describe('events and outbound webhooks (lib/constructs/webhooks.ts)', () => {
         DELIVERY_QUEUE_URL: { Ref: stack.getLogicalId(webhooks.deliveryQueue.node.defaultChild as any) },
       });
     }
-    template.resourceCountIs('AWS::Scheduler::ScheduleGroup', 1);
+    template.resourceCountIs('AWS::Scheduler::ScheduleGroup', 2);
+  });
+});
+
+describe('file reminders (lib/constructs/reminders.ts)', () => {
+  const ids = () => {
+    const reminders = stacks.stateless.reminders;
+    const stack = Stack.of(stacks.stateless);
+    return {
+      groupId: stack.getLogicalId(reminders.scheduleGroup),
+      roleId: stack.getLogicalId(reminders.schedulerRole.node.defaultChild as any),
+      targetId: logicalId(reminders.targetFunction),
+    };
+  };
+
+  test('resources.md §9.2: the reminder scheduler role is assumable by EventBridge Scheduler for the reminder group only and may only invoke scheduler-target', () => {
+    const { groupId, roleId, targetId } = ids();
+    const role = template.toJSON().Resources[roleId] as Resource;
+    expect(role.Properties.AssumeRolePolicyDocument.Statement).toEqual([
+      {
+        Effect: 'Allow',
+        Action: 'sts:AssumeRole',
+        Principal: { Service: 'scheduler.amazonaws.com' },
+        Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } }, ArnEquals: { 'aws:SourceArn': { 'Fn::GetAtt': [groupId, 'Arn'] } } },
+      },
+    ]);
+    expect(policyStatements().filter((entry) => entry.roles.includes(roleId)).map((entry) => entry.statement)).toEqual([
+      { Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: arnOf(targetId) },
+    ]);
+  });
+
+  test('the sweep: a rate(5 minutes) schedule in the reminder group invokes scheduler-target with {kind: "sweep-reminders"}', () => {
+    const { groupId, roleId, targetId } = ids();
+    template.hasResourceProperties('AWS::Scheduler::Schedule', {
+      GroupName: { Ref: groupId },
+      ScheduleExpression: 'rate(5 minutes)',
+      FlexibleTimeWindow: { Mode: 'OFF' },
+      State: Match.absent(),
+      Target: { Arn: arnOf(targetId), RoleArn: arnOf(roleId), Input: JSON.stringify({ kind: 'sweep-reminders' }) },
+    });
+    template.resourceCountIs('AWS::Scheduler::Schedule', 1);
+    template.hasResourceProperties('AWS::Scheduler::ScheduleGroup', { Name: Match.stringLikeRegexp('-reminders$') });
+  });
+
+  test('only the mortgage-files API manages reminder schedules, with the settings it reads (SCHEDULER_MODE defaults to aws)', () => {
+    const { groupId, roleId, targetId } = ids();
+    const mortgageFiles = groupFunctionId('mortgage-files');
+    expect(functions()[mortgageFiles].Properties.Environment.Variables).toMatchObject({
+      REMINDER_SCHEDULE_GROUP: { Ref: groupId },
+      REMINDER_SCHEDULER_ROLE_ARN: arnOf(roleId),
+      REMINDER_TARGET_ARN: arnOf(targetId),
+    });
+    for (const id of Object.keys(functions())) {
+      const managesReminders = statementsOf(id).some((statement) => JSON.stringify(statement.Resource).includes(`"${groupId}"`) || JSON.stringify(statement.Resource) === JSON.stringify(arnOf(roleId)));
+      expect({ id, managesReminders }).toEqual({ id, managesReminders: id === mortgageFiles });
+      if (id !== mortgageFiles) expect(functions()[id].Properties.Environment.Variables.REMINDER_SCHEDULE_GROUP).toBeUndefined();
+    }
+    expect(functions()[targetId].Properties.Timeout).toBe(60);
   });
 });
 

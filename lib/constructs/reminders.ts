@@ -1,0 +1,94 @@
+import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { CfnSchedule, CfnScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
+import { Construct } from 'constructs';
+import { ServiceFunction } from './service-function';
+
+export interface RemindersProps {
+  table: ITable;
+}
+
+/**
+ * File reminders (resources.md §9.2): the scheduler-target function (design.md), which EventBridge
+ * Scheduler invokes with one reminder's one-time schedule (`{kind: "reminder", ...}`) or with the
+ * `rate(5 minutes)` sweep (`{kind: "sweep-reminders"}`, for a schedule lost between a commit and
+ * its Scheduler call); the schedule group the API's reminder schedules live in; and the role
+ * Scheduler assumes to invoke the function.
+ */
+export class Reminders extends Construct {
+  readonly scheduleGroup: CfnScheduleGroup;
+  /** The role EventBridge Scheduler assumes to invoke the scheduler-target function. */
+  readonly schedulerRole: Role;
+  readonly targetFunction: ServiceFunction;
+  readonly sweepSchedule: CfnSchedule;
+
+  constructor(scope: Construct, id: string, props: RemindersProps) {
+    super(scope, id);
+    const stack = Stack.of(this);
+
+    this.targetFunction = new ServiceFunction(this, 'SchedulerTargetFunction', {
+      functionFolder: 'scheduler-target',
+      description: 'Fires due file reminders: invoked by their one-time schedules and by the 5-minute sweep',
+      timeout: Duration.seconds(60),
+    });
+    this.targetFunction.grantTable(props.table, 'read-write');
+
+    // Named after the stack so two deployments in one account and region do not collide.
+    this.scheduleGroup = new CfnScheduleGroup(this, 'ReminderScheduleGroup', { name: `${stack.stackName}-reminders` });
+    this.schedulerRole = new Role(this, 'SchedulerRole', {
+      description: 'Assumed by EventBridge Scheduler to invoke the scheduler-target function for file reminders',
+      // Confused-deputy guard: only schedules of this account's reminder group may use the role.
+      assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
+        conditions: {
+          StringEquals: { 'aws:SourceAccount': stack.account },
+          ArnEquals: { 'aws:SourceArn': this.scheduleGroup.attrArn },
+        },
+      }),
+    });
+    this.schedulerRole.addToPolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.targetFunction.functionArn] }));
+
+    this.sweepSchedule = new CfnSchedule(this, 'SweepSchedule', {
+      description: 'Fires file reminders that are overdue (a one-time schedule that was never created)',
+      groupName: this.scheduleGroup.ref,
+      scheduleExpression: 'rate(5 minutes)',
+      flexibleTimeWindow: { mode: 'OFF' },
+      target: {
+        arn: this.targetFunction.functionArn,
+        roleArn: this.schedulerRole.roleArn,
+        input: JSON.stringify({ kind: 'sweep-reminders' }),
+        // The next sweep comes in 5 minutes anyway.
+        retryPolicy: { maximumRetryAttempts: 0, maximumEventAgeInSeconds: 300 },
+      },
+    });
+  }
+
+  /**
+   * For the mortgage-files API function: create, move and delete reminder schedules in the
+   * reminder group only, and pass the reminder scheduler role (and no other) to EventBridge
+   * Scheduler; with the settings the configuration reads.
+   */
+  grantScheduling(fn: ServiceFunction): void {
+    const stack = Stack.of(this);
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['scheduler:CreateSchedule', 'scheduler:UpdateSchedule', 'scheduler:DeleteSchedule'],
+        resources: [stack.formatArn({ service: 'scheduler', resource: 'schedule', resourceName: `${this.scheduleGroup.ref}/*` })],
+      }),
+    );
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['iam:PassRole'],
+        resources: [this.schedulerRole.roleArn],
+        conditions: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
+      }),
+    );
+    fn.addEnvironment('REMINDER_SCHEDULE_GROUP', this.scheduleGroup.ref);
+    fn.addEnvironment('REMINDER_SCHEDULER_ROLE_ARN', this.schedulerRole.roleArn);
+    fn.addEnvironment('REMINDER_TARGET_ARN', this.targetFunction.functionArn);
+    Validations.of(fn).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/<${stack.getLogicalId(this.scheduleGroup)}>/*]`,
+      reason: 'Each reminder has its own one-time schedule named after it, so the function may manage any schedule, but only inside the reminder group.',
+    });
+  }
+}

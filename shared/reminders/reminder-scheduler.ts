@@ -1,0 +1,140 @@
+import {
+  ConflictException,
+  CreateScheduleCommand,
+  DeleteScheduleCommand,
+  ResourceNotFoundException,
+  SchedulerClient,
+  UpdateScheduleCommand,
+  type CreateScheduleCommandInput,
+} from '@aws-sdk/client-scheduler';
+import { configGeneration, getConfig } from '../config';
+import { atExpression } from '../webhooks/eventbridge-delivery-scheduler';
+import { fireReminder, type ReminderTarget } from './fire-reminder';
+
+/**
+ * Arms and disarms file reminders (resources.md §9.2). The due state lives in the reminder item
+ * itself (status `scheduled` + the sparse due index), committed with the API write; the scheduler
+ * only makes it fire on time. Two adapters, chosen by SCHEDULER_MODE like the webhook retries':
+ * EventBridge Scheduler one-time schedules in AWS, nothing at all locally (the local poller reads
+ * the due index every second, which is also what makes a hard kill lose nothing).
+ */
+export interface ReminderScheduler {
+  /** The reminder is (again) scheduled for `target.remind_at`: create or move its one schedule. */
+  arm(target: ReminderTarget, change: 'created' | 'moved'): Promise<void>;
+  /** The reminder was cancelled, sent or deleted: its schedule goes (a missing one is fine). */
+  disarm(target: Pick<ReminderTarget, 'reminder_id'>): Promise<void>;
+}
+
+/** One schedule per reminder, moved with it: `reminder-<uuid>` (45 characters of the allowed 64). */
+export const reminderScheduleName = (reminderId: string) => `reminder-${reminderId}`;
+
+export interface EventBridgeReminderSettings {
+  groupName: string;
+  /** The role EventBridge Scheduler assumes to invoke the scheduler-target function. */
+  roleArn: string;
+  /** The scheduler-target function. */
+  targetArn: string;
+}
+
+/** What a reminder's schedule sends to the scheduler-target function. */
+export const reminderScheduleInput = (target: ReminderTarget) => ({ kind: 'reminder' as const, ...target });
+
+export class EventBridgeReminderScheduler implements ReminderScheduler {
+  constructor(
+    private readonly client: SchedulerClient,
+    private readonly settings: EventBridgeReminderSettings,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  private definition(target: ReminderTarget): CreateScheduleCommandInput {
+    return {
+      Name: reminderScheduleName(target.reminder_id),
+      GroupName: this.settings.groupName,
+      ScheduleExpression: atExpression(new Date(target.remind_at)),
+      ScheduleExpressionTimezone: 'UTC',
+      FlexibleTimeWindow: { Mode: 'OFF' },
+      ActionAfterCompletion: 'DELETE',
+      Target: {
+        Arn: this.settings.targetArn,
+        RoleArn: this.settings.roleArn,
+        Input: JSON.stringify(reminderScheduleInput(target)),
+        RetryPolicy: { MaximumEventAgeInSeconds: 86_400, MaximumRetryAttempts: 185 },
+      },
+    };
+  }
+
+  async arm(target: ReminderTarget, change: 'created' | 'moved'): Promise<void> {
+    // A time in the past fires at once (resources.md §9.2): no schedule, the reminder fires now.
+    if (Date.parse(target.remind_at) <= this.now()) {
+      if (change === 'moved') await this.disarm(target);
+      await fireReminder(target);
+      return;
+    }
+    const definition = this.definition(target);
+    if (change === 'created') {
+      try {
+        await this.client.send(new CreateScheduleCommand(definition));
+        return;
+      } catch (error) {
+        // A retried request created it already: move it to this arming.
+        if (!(error instanceof ConflictException)) throw error;
+      }
+    }
+    try {
+      await this.client.send(new UpdateScheduleCommand(definition));
+    } catch (error) {
+      // The schedule ran and deleted itself (a sent reminder moved to the future): a new one.
+      if (!(error instanceof ResourceNotFoundException)) throw error;
+      try {
+        await this.client.send(new CreateScheduleCommand(definition));
+      } catch (createError) {
+        if (!(createError instanceof ConflictException)) throw createError;
+        await this.client.send(new UpdateScheduleCommand(definition));
+      }
+    }
+  }
+
+  async disarm(target: Pick<ReminderTarget, 'reminder_id'>): Promise<void> {
+    try {
+      await this.client.send(new DeleteScheduleCommand({ Name: reminderScheduleName(target.reminder_id), GroupName: this.settings.groupName }));
+    } catch (error) {
+      // Already gone: it ran (ActionAfterCompletion DELETE) or was never created.
+      if (!(error instanceof ResourceNotFoundException)) throw error;
+    }
+  }
+}
+
+/** Locally the due index is the schedule: the poller (local/event-pipeline.ts) fires what is due. */
+export class LocalReminderScheduler implements ReminderScheduler {
+  async arm(): Promise<void> {}
+  async disarm(): Promise<void> {}
+}
+
+let scheduler: ReminderScheduler | undefined;
+let builtForGeneration = -1;
+
+/** The adapter SCHEDULER_MODE names (`aws` needs the REMINDER_* settings CDK gives the mortgage-files function). */
+export function getReminderScheduler(): ReminderScheduler {
+  if (!scheduler || builtForGeneration !== configGeneration()) {
+    builtForGeneration = configGeneration();
+    const config = getConfig();
+    if (config.SCHEDULER_MODE === 'local') {
+      scheduler = new LocalReminderScheduler();
+    } else {
+      const { REMINDER_SCHEDULE_GROUP, REMINDER_SCHEDULER_ROLE_ARN, REMINDER_TARGET_ARN } = config;
+      if (!REMINDER_SCHEDULE_GROUP || !REMINDER_SCHEDULER_ROLE_ARN || !REMINDER_TARGET_ARN) {
+        throw new Error('REMINDER_SCHEDULE_GROUP, REMINDER_SCHEDULER_ROLE_ARN and REMINDER_TARGET_ARN must be configured');
+      }
+      scheduler = new EventBridgeReminderScheduler(new SchedulerClient({ region: config.AWS_REGION }), {
+        groupName: REMINDER_SCHEDULE_GROUP,
+        roleArn: REMINDER_SCHEDULER_ROLE_ARN,
+        targetArn: REMINDER_TARGET_ARN,
+      });
+    }
+  }
+  return scheduler;
+}
+
+export function resetReminderScheduler(): void {
+  scheduler = undefined;
+}
