@@ -1,3 +1,4 @@
+import { conflict } from '../http/errors';
 import { versionCondition } from '../http/record-version';
 import { getTableName } from '../storage/dynamo-client';
 import type { ItemKey } from '../storage/keys';
@@ -73,13 +74,17 @@ export class WriteBatch {
   }
 }
 
-/** Runs a read-decide-write step again when its record moved under it (at most `attempts` times). */
+/**
+ * Runs a read-decide-write step again when its record moved under it (at most `attempts` times).
+ * A record that keeps moving (many concurrent writers) is a 409 the client may retry, never a 500.
+ */
 export async function retryOnVersionConflict<T>(step: () => Promise<T>, attempts = 3): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await step();
     } catch (error) {
-      if (!(error instanceof VersionConflict) || attempt >= attempts) throw error;
+      if (!(error instanceof VersionConflict)) throw error;
+      if (attempt >= attempts) throw conflict('Concurrent update', { details: 'The record changed while this request was written; retry it' });
     }
   }
 }
