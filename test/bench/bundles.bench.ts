@@ -21,10 +21,12 @@ const LOAD_RATIO_BUDGET = 10;
 
 const LOADER = `
 const started = performance.now();
+const cpu = process.cpuUsage();
 const handler = require(process.argv[1]).handler;
 const elapsed = performance.now() - started;
+const used = process.cpuUsage(cpu);
 if (typeof handler !== 'function') process.exit(3);
-process.stdout.write(String(elapsed));
+process.stdout.write(JSON.stringify([elapsed, (used.user + used.system) / 1000]));
 `;
 
 /** What Lambda sets, so the configuration validates as in a cold start (nothing is called). */
@@ -36,12 +38,13 @@ const LAMBDA_ENVIRONMENT = {
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
 };
 
-function loadOnce(file: string): number {
+/** Wall-clock and CPU milliseconds of one `require()`. */
+function loadOnce(file: string): [number, number] {
   const output = execFileSync(process.execPath, ['-e', LOADER, file], {
     env: { PATH: process.env.PATH, ...LAMBDA_ENVIRONMENT, NODE_PATH: path.join(PROJECT_ROOT, 'node_modules') },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  return Number(output.toString());
+  return JSON.parse(output.toString()) as [number, number];
 }
 
 const kb = (bytes: number) => `${(bytes / 1000).toFixed(1)} KB`;
@@ -60,32 +63,35 @@ async function main() {
       { key: 'hello-world', file: helloWorld },
       ...modes.flatMap((sdk) => built[sdk].map((bundle) => ({ key: `${sdk}:${bundle.folder}`, file: path.join(bundle.directory, 'index.js') }))),
     ];
-    const samples = new Map<string, number[]>(targets.map((target) => [target.key, []]));
+    const samples = new Map<string, Array<[number, number]>>(targets.map((target) => [target.key, []]));
     for (const target of targets) loadOnce(target.file); // warm the file cache
     for (let round = 0; round < LOADS; round++) {
       for (const target of targets) samples.get(target.key)!.push(loadOnce(target.file));
     }
-    const median = (key: string) => percentile([...samples.get(key)!].sort((a, b) => a - b), 0.5);
+    const median = (key: string, which = 0) => percentile(samples.get(key)!.map((sample) => sample[which]).sort((a, b) => a - b), 0.5);
     const baseline = median('hello-world');
+    const cpuBaseline = median('hello-world', 1);
 
     console.log(`Node.js ${process.version} on ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}; median of ${LOADS} loads each; deployed SDK mode: ${SDK_MODE}`);
-    console.log(`hello-world bundle: ${kb(fs.statSync(helloWorld).size)}, load ${ms(baseline)}\n`);
+    console.log(`hello-world bundle: ${kb(fs.statSync(helloWorld).size)}, load ${ms(baseline)} (CPU ${ms(cpuBaseline)})`);
+    console.log('load = wall-clock median (× hello-world); cpu = CPU-time median (× hello-world), steadier on a busy machine\n');
     console.log(
-      `${'function'.padEnd(18)} ${'SDK bundled'.padStart(12)} ${'load'.padStart(9)} ${'× hello'.padStart(8)}   ${'SDK external'.padStart(12)} ${'load'.padStart(9)} ${'× hello'.padStart(8)}   static files`,
+      `${'function'.padEnd(18)} ${'SDK bundled'.padStart(12)} ${'load'.padStart(9)} ${'×'.padStart(6)} ${'cpu'.padStart(9)} ${'×'.padStart(6)}   ${'SDK external'.padStart(12)} ${'load'.padStart(9)} ${'×'.padStart(6)} ${'cpu'.padStart(9)} ${'×'.padStart(6)}   static files`,
     );
     let overBudget = 0;
     for (const [index, bundled] of built.bundled.entries()) {
       const external = built.external[index];
       const row = [bundled, external].map((bundle, column) => {
         const load = median(`${modes[column]}:${bundle.folder}`);
+        const cpu = median(`${modes[column]}:${bundle.folder}`, 1);
         if (modes[column] === SDK_MODE && load > LOAD_RATIO_BUDGET * baseline) overBudget += 1;
-        return `${kb(bundle.bytes).padStart(12)} ${ms(load).padStart(9)} ${(load / baseline).toFixed(1).padStart(7)}×`;
+        return `${kb(bundle.bytes).padStart(12)} ${ms(load).padStart(9)} ${(load / baseline).toFixed(1).padStart(5)}× ${ms(cpu).padStart(9)} ${(cpu / cpuBaseline).toFixed(1).padStart(5)}×`;
       });
       const statics = Object.values(bundled.staticFiles).reduce((sum, bytes) => sum + bytes, 0);
       console.log(`${bundled.folder.padEnd(18)} ${row.join('   ')}   ${statics ? kb(statics) : '-'}`);
     }
     const total = (sdk: SdkMode) => built[sdk].reduce((sum, bundle) => sum + bundle.bytes, 0);
-    console.log(`${'all'.padEnd(18)} ${kb(total('bundled')).padStart(12)} ${''.padStart(19)}   ${kb(total('external')).padStart(12)}`);
+    console.log(`${'all'.padEnd(18)} ${kb(total('bundled')).padStart(12)} ${''.padStart(33)}   ${kb(total('external')).padStart(12)}`);
     console.log(`\nmodule load over ${LOAD_RATIO_BUDGET}× hello-world (deployed mode): ${overBudget} of ${built.bundled.length}`);
 
     console.log('\nlargest contributors (deployed mode, index.js):');
