@@ -110,7 +110,9 @@ function operationObject(operation: Operation): JsonSchema {
       ...(Object.keys(successHeaders).length > 0 ? { headers: successHeaders } : {}),
       ...(operation.response.schema
         ? { content: { 'application/json': { schema: schemaFor(operation.response.schema, 'output') } } }
-        : {}),
+        : operation.response.jsonSchema
+          ? { content: { 'application/json': { schema: operation.response.jsonSchema } } }
+          : {}),
     },
   };
   const statuses = new Set([...(authenticated ? [401, 403, 429, 503] : []), 500, ...(operation.errors ?? [])]);

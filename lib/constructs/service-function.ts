@@ -2,14 +2,13 @@ import * as path from 'node:path';
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { Architecture, Code, Function as LambdaFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { GLOBAL_INDEXES } from '../../shared/storage/table-definition';
+import { functionBundleDirectory, PROJECT_ROOT } from '../bundling/function-bundles';
 
-/** The repository root: functions/, package-lock.json and tsconfig.json live there. */
-export const PROJECT_ROOT = path.resolve(__dirname, '..', '..');
+export { PROJECT_ROOT };
 
 /** The handler module of one function folder (`functions/<folder>/handler.ts`, export `handler`). */
 export function handlerEntry(functionFolder: string): string {
@@ -39,9 +38,11 @@ export interface ServiceFunctionProps {
 
 /**
  * Every Lambda of the service, with the house defaults set once: Node.js 22 on ARM64, 1024 MB,
- * a minified esbuild bundle with source maps, X-Ray tracing and a log group with a retention.
+ * the function's minified esbuild bundle with its source map and static files (built by
+ * lib/bundling/function-bundles.ts, the build the bundle-size test checks; the AWS SDK v3 clients
+ * bundled in, so the deployed SDK is the tested one), X-Ray tracing and a log group with a retention.
  */
-export class ServiceFunction extends NodejsFunction {
+export class ServiceFunction extends LambdaFunction {
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     // Our own log group rather than the implicit one, which would keep logs forever.
     const logGroup = new LogGroup(scope, `${id}LogGroup`, {
@@ -49,8 +50,8 @@ export class ServiceFunction extends NodejsFunction {
       removalPolicy: RemovalPolicy.DESTROY,
     });
     super(scope, id, {
-      entry: handlerEntry(props.functionFolder),
-      handler: 'handler',
+      code: Code.fromAsset(functionBundleDirectory(props.functionFolder)),
+      handler: 'index.handler',
       description: props.description,
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
@@ -58,22 +59,9 @@ export class ServiceFunction extends NodejsFunction {
       timeout: props.timeout ?? Duration.seconds(10),
       tracing: Tracing.ACTIVE,
       logGroup,
-      projectRoot: PROJECT_ROOT,
-      depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),
       environment: {
         NODE_OPTIONS: '--enable-source-maps',
         ...props.environment,
-      },
-      bundling: {
-        format: OutputFormat.CJS,
-        target: 'node22',
-        minify: true,
-        sourceMap: true,
-        sourceMapMode: SourceMapMode.DEFAULT,
-        // Stack traces only need the mappings; the sources would double the upload.
-        sourcesContent: false,
-        // The Node.js 22 runtime ships AWS SDK v3; bundling it would only add cold-start weight.
-        externalModules: ['@aws-sdk/*'],
       },
     });
 

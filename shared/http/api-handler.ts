@@ -1,58 +1,24 @@
 import middy from '@middy/core';
-import type { MiddlewareObj, Request } from '@middy/core';
+import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type * as z from 'zod';
 import { WriteAudit } from '../audit/write-audit';
-import { authenticateApiKey, rateLimitHeaders, type AuthContext } from '../auth/authenticate';
+import { authenticateApiKey, rateLimitHeaders } from '../auth/authenticate';
 import { actionForMethod, isAllowed, resourceForPath } from '../auth/permissions';
 import { isUuid } from '../ids';
 import { responseDeviations } from './response-check';
 import { getLogger } from '../logger';
 import { parseJsonWithoutUnsafeKeys } from '../validation/safe-keys';
-import { ApiError, badRequest, forbidden, methodNotAllowed, notFound } from './errors';
+import { accessLog, errorMapper, normalize, route, stateOf, states, type ApiRequest } from './api-pipeline';
+import { badRequest, forbidden } from './errors';
 import type { Operation } from './operation';
 import { entityTagOf, parseIfMatch } from './record-version';
-import { COMMON_HEADERS, toApiGatewayResult, type HttpResult } from './response';
-import { matchPath } from './route-table';
-
-type ApiRequest = Request<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context>;
-
-interface PipelineState {
-  method: string;
-  path: string;
-  startedAt: number;
-  operation?: Operation;
-  params: Record<string, string>;
-  auth?: AuthContext;
-  audit?: WriteAudit;
-}
-
-// Keyed by the event object: middy hands the handler the event, not the request.
-const states = new WeakMap<APIGatewayProxyEventV2, PipelineState>();
-const stateOf = (request: ApiRequest): PipelineState => states.get(request.event)!;
+import { toApiGatewayResult, type HttpResult } from './response';
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** Methods that honour `If-Match`. */
 const CONDITIONAL_METHODS = new Set(['PUT', 'PATCH', 'DELETE']);
-
-/** normalize: method, path and the matching operation (not yet acted upon). */
-function normalize(operations: Operation[]): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> {
-  const templates = [...new Set(operations.map((operation) => operation.path))];
-  return {
-    before: function normalizeBefore(request) {
-      const method = (request.event.requestContext?.http?.method ?? 'GET').toUpperCase();
-      const path = request.event.rawPath ?? '/';
-      const match = matchPath(templates, path);
-      const operation = match && operations.find((candidate) => candidate.path === match.path && candidate.method === method);
-      states.set(request.event, { method, path, startedAt: Date.now(), operation, params: match?.params ?? {} });
-      if (method === 'OPTIONS') {
-        return { statusCode: 204, headers: { ...COMMON_HEADERS }, body: '' };
-      }
-      return undefined;
-    },
-  };
-}
 
 /** authenticate + rate limit: one conditional UpdateItem on the key item (spec §5, §8). */
 function authenticate(): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> {
@@ -61,21 +27,6 @@ function authenticate(): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxySt
       const state = stateOf(request);
       if (state.operation?.public) return;
       state.auth = await authenticateApiKey(request.event.headers?.['x-api-key']);
-    },
-  };
-}
-
-/** route: unknown path 404, known path with another method 405 + Allow. */
-function route(operations: Operation[]): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> {
-  return {
-    before: function routeBefore(request) {
-      const state = stateOf(request);
-      if (state.operation) return;
-      const templates = [...new Set(operations.map((operation) => operation.path))];
-      const match = matchPath(templates, state.path);
-      if (!match) throw notFound('Not found');
-      const allowed = operations.filter((operation) => operation.path === match.path).map((operation) => operation.method);
-      throw methodNotAllowed([...new Set(allowed)]);
     },
   };
 }
@@ -183,28 +134,6 @@ async function invoke(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStr
   return toApiGatewayResult(result);
 }
 
-/** The one error policy, last in the chain: typed errors keep their body, anything else is a bare 500. */
-function errorMapper(): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> {
-  return {
-    onError: function mapError(request) {
-      const error = request.error;
-      if (error instanceof ApiError) {
-        request.response = toApiGatewayResult({ statusCode: error.status, body: error.toBody(), headers: error.options.headers });
-        return;
-      }
-      // The message may quote input values; log the error's name and frames only. The answer is
-      // the spec's JSON body even when the logger itself cannot be had.
-      const fields = { errorName: error?.name, frames: error?.stack?.split('\n').slice(1, 8).join('\n') };
-      try {
-        getLogger().error('Unhandled error', fields);
-      } catch {
-        process.stderr.write(`${JSON.stringify({ level: 'ERROR', message: 'Unhandled error', ...fields })}\n`);
-      }
-      request.response = toApiGatewayResult({ statusCode: 500, body: { error: 'Internal server error', status: 500 } });
-    },
-  };
-}
-
 /** The key's rate-limit state on every response to an authenticated request (spec §8). */
 function rateLimitState(): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> {
   const addHeaders = (request: ApiRequest) => {
@@ -213,28 +142,6 @@ function rateLimitState(): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxy
     request.response.headers = { ...request.response.headers, ...rateLimitHeaders(auth.rateLimit) };
   };
   return { after: addHeaders, onError: addHeaders };
-}
-
-/** One structured line per request: route, status, duration, key id. No bodies, no secrets. */
-function accessLog(): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> {
-  const write = (request: ApiRequest) => {
-    const state = states.get(request.event);
-    if (!state) return;
-    const fields = {
-      method: state.method,
-      route: state.operation?.path ?? null,
-      status: request.response?.statusCode,
-      duration_ms: Date.now() - state.startedAt,
-      key_id: state.auth?.keyId ?? null,
-      organization_id: state.auth?.organizationId ?? null,
-    };
-    try {
-      getLogger().info('request', fields);
-    } catch {
-      // A logger that cannot be had must not turn an answer into an error.
-    }
-  };
-  return { after: write, onError: write };
 }
 
 /**

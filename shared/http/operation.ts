@@ -33,7 +33,11 @@ export interface Operation<BodySchema extends z.ZodType = z.ZodType, QuerySchema
   uuidParams?: string[];
   body?: BodySchema;
   query?: QuerySchema;
-  response: { status: number; description: string; schema?: z.ZodType };
+  /**
+   * `schema` validates (under test) and documents the answer; `jsonSchema` only documents it, for
+   * an answer no zod schema describes (the OpenAPI document itself).
+   */
+  response: { status: number; description: string; schema?: z.ZodType; jsonSchema?: Record<string, unknown> };
   /**
    * The response is one versioned record: it carries a strong `ETag`, and a PUT, PATCH or DELETE
    * honours `If-Match` (412 when the record changed). Documented in OpenAPI from this flag.

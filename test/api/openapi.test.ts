@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import ts from 'typescript';
 import { compileErrors, validate } from '@readme/openapi-parser';
-import { documentedOperations } from '../../functions/api-fallback/routes';
+import { documentedOperations } from '../../functions/api-fallback/openapi-document';
 import { API_ROUTES } from '../../shared/http/route-table';
 import { startTestRuntime, type TestRuntime } from '../support/test-runtime';
 

@@ -15,7 +15,7 @@ describe('route table', () => {
 describe('the manifest: route table and operations agree', () => {
   test('every operation is served by its own group’s routes, and every route has an operation', () => {
     const { API_ROUTES } = require('../../shared/http/route-table');
-    const { operationsByGroup } = require('../../functions/api-fallback/routes');
+    const { operationsByGroup } = require('../../functions/api-fallback/openapi-document');
     const byGroup = operationsByGroup() as Record<string, Array<{ path: string; method: string }>>;
     for (const [group, operations] of Object.entries(byGroup)) {
       const routes = API_ROUTES.filter((route: { group: string }) => route.group === group).map((route: { path: string }) => route.path);
