@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { runCli } from '../../admin/cli';
+import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { startRuntime, type Runtime, type RuntimeOptions } from '../../local/runtime';
+import { localDynamoClient } from '../../local/table';
 import { dynamoRoundTrips } from '../../shared/storage/dynamo-client';
 import { freePort } from './free-port';
 
@@ -41,6 +43,9 @@ export async function startTestRuntime(overrides: Partial<RuntimeOptions> = {}):
     tableName,
     dynamoDbEndpoint: endpoint,
     sqsEndpoint: process.env.TEST_SQS_ENDPOINT,
+    // The reminder poller sweeps ten index shards a second: only the reminder tests turn it on,
+    // so the suite's many runtimes do not keep DynamoDB Local busy with it.
+    reminders: false,
     ...overrides,
   });
 
@@ -83,6 +88,21 @@ export async function startTestRuntime(overrides: Partial<RuntimeOptions> = {}):
 }
 
 /**
+ * The suite's tables share one DynamoDB Local, which slows down as its store grows: a test file's
+ * table goes when the file is done.
+ */
+async function dropTable(tableName: string): Promise<void> {
+  const client = localDynamoClient(process.env.TEST_DYNAMODB_ENDPOINT!);
+  try {
+    await client.send(new DeleteTableCommand({ TableName: tableName }));
+  } catch {
+    // Already gone, or the engine is stopping: nothing to clean.
+  } finally {
+    client.destroy();
+  }
+}
+
+/**
  * The test file's runtime: started before its first test and stopped after its last. Call it at
  * the top level of a test file; the returned object is usable inside tests and hooks.
  */
@@ -92,7 +112,9 @@ export function useTestRuntime(overrides: Partial<RuntimeOptions> = {}): TestRun
     started = await startTestRuntime(overrides);
   });
   afterAll(async () => {
-    await started?.stop();
+    if (!started) return;
+    await started.stop();
+    await dropTable(started.tableName);
   });
   return new Proxy({} as TestRuntime, {
     get(_target, property) {
