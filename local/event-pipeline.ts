@@ -1,5 +1,5 @@
 import { getLogger } from '../shared/logger';
-import { rearmWaitingDeliveries, sweepOverdueDeliveries } from '../shared/webhooks/delivery-sweeper';
+import { rearmWaitingDeliveries } from '../shared/webhooks/delivery-sweeper';
 import { fireDueWakes } from '../shared/webhooks/local-delivery-scheduler';
 import { startQueuePoller, type Poller } from './queue-poller';
 import { localLambdaContext } from './lambda-context';
@@ -33,7 +33,9 @@ function startSchedulerPoller(intervalMs = 250): Poller {
         while (!stopping && (await fireDueWakes()) >= 100);
         if (!stopping && Date.now() - lastSweep >= SWEEP_INTERVAL_MS) {
           lastSweep = Date.now();
-          await sweepOverdueDeliveries();
+          // The same handler and sweep the AWS rate schedule invokes.
+          const { handler } = await import('../functions/scheduler-target/handler');
+          await handler({ kind: 'sweep-deliveries' }, localLambdaContext('scheduler-target'));
         }
       } catch (error) {
         getLogger().warn('local scheduler poll failed', { errorName: (error as Error)?.name });
