@@ -438,6 +438,8 @@ describe('events and outbound webhooks (lib/constructs/webhooks.ts)', () => {
       BisectBatchOnFunctionError: true,
       DestinationConfig: { OnFailure: { Destination: arnOf(failureQueueId) } },
     });
+    // Issue 12: write → delivery latency; no batching window holds records back.
+    expect(mapping.MaximumBatchingWindowInSeconds ?? 0).toBe(0);
     expect(mapping.MaximumRetryAttempts).toBeGreaterThanOrEqual(0);
     expect(mapping.MaximumRetryAttempts).toBeLessThanOrEqual(10);
     expect(mapping.MaximumRecordAgeInSeconds).toBeGreaterThan(0);
