@@ -19,10 +19,11 @@ export interface EventPipelineOptions {
 const SWEEP_INTERVAL_MS = 10_000;
 
 /**
- * The local scheduler: fires due wakes onto the delivery queue every quarter second, and every ten
- * seconds sweeps deliveries whose wake-up is overdue (the same sweep the AWS rate schedule runs).
+ * The local scheduler: fires due wakes onto the delivery queue every second (it holds only waits
+ * longer than SQS's 15 minutes), and every ten seconds sweeps deliveries whose wake-up is overdue
+ * (the same handler and sweep the AWS rate schedule runs).
  */
-function startSchedulerPoller(intervalMs = 250): Poller {
+function startSchedulerPoller(intervalMs = 1000): Poller {
   let stopping = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
