@@ -26,7 +26,8 @@ export class StatelessStack extends Stack {
     CrossStackReferences.of(this).consume(ReferenceStrength.STRONG);
 
     this.webhooks = new Webhooks(this, 'Webhooks', { table });
-    this.reminders = new Reminders(this, 'Reminders', { table });
+    // The sweep of scheduler-target also wakes overdue webhook deliveries.
+    this.reminders = new Reminders(this, 'Reminders', { table, deliveryQueue: this.webhooks });
     this.httpApi = new ServiceHttpApi(this, 'HttpApi', {
       table,
       groupAccess: {

@@ -1,5 +1,5 @@
 import { getLogger } from '../shared/logger';
-import { rearmWaitingDeliveries, sweepOverdueDeliveries } from '../shared/webhooks/delivery-sweeper';
+import { rearmWaitingDeliveries } from '../shared/webhooks/delivery-sweeper';
 import { fireDueWakes } from '../shared/webhooks/local-delivery-scheduler';
 import { startQueuePoller, type Poller } from './queue-poller';
 import { localLambdaContext } from './lambda-context';
@@ -19,10 +19,11 @@ export interface EventPipelineOptions {
 const SWEEP_INTERVAL_MS = 10_000;
 
 /**
- * The local scheduler: fires due wakes onto the delivery queue every quarter second, and every ten
- * seconds sweeps deliveries whose wake-up is overdue (the same sweep the AWS rate schedule runs).
+ * The local scheduler: fires due wakes onto the delivery queue every second (it holds only waits
+ * longer than SQS's 15 minutes), and every ten seconds sweeps deliveries whose wake-up is overdue
+ * (the same handler and sweep the AWS rate schedule runs).
  */
-function startSchedulerPoller(intervalMs = 250): Poller {
+function startSchedulerPoller(intervalMs = 1000): Poller {
   let stopping = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
@@ -33,7 +34,9 @@ function startSchedulerPoller(intervalMs = 250): Poller {
         while (!stopping && (await fireDueWakes()) >= 100);
         if (!stopping && Date.now() - lastSweep >= SWEEP_INTERVAL_MS) {
           lastSweep = Date.now();
-          await sweepOverdueDeliveries();
+          // The same handler and sweep the AWS rate schedule invokes.
+          const { handler } = await import('../functions/scheduler-target/handler');
+          await handler({ kind: 'sweep-deliveries' }, localLambdaContext('scheduler-target'));
         }
       } catch (error) {
         getLogger().warn('local scheduler poll failed', { errorName: (error as Error)?.name });

@@ -27,6 +27,9 @@ export interface StreamPollerOptions {
 
 interface ShardState {
   iterator: string | undefined;
+  /** The last sequence number handled and not yet written as the shard's checkpoint. */
+  unsaved?: string;
+  savedAt: number;
   /** Records the handler failed on, retried before reading further. */
   retry: DynamoDBRecord[];
   retries: number;
@@ -34,6 +37,12 @@ interface ShardState {
 
 const CHECKPOINT_PK = 'LOCAL#STREAM';
 const SHARD_REFRESH_MS = 5_000;
+/**
+ * A shard's checkpoint is written at most this often (and when the poller stops), not after every
+ * batch: a restart after a hard kill reads at most this much again, which the fanout makes
+ * harmless (deterministic delivery ids, conditional puts).
+ */
+const CHECKPOINT_INTERVAL_MS = 1_000;
 
 /**
  * The local DynamoDB Streams event source: reads every shard of the table's stream and calls the
@@ -101,11 +110,11 @@ export function startStreamPoller(options: StreamPollerOptions): Poller {
             // DynamoDB Local may trim a shard past the checkpoint: what is left is read from its oldest record.
             .catch((error: Error) => (error.name === 'TrimmedDataAccessException' ? fromOldest() : Promise.reject(error)))
         : await fromOldest();
-      shards.set(shardId, { iterator: iterator.ShardIterator, retry: [], retries: 0 });
+      shards.set(shardId, { iterator: iterator.ShardIterator, retry: [], retries: 0, savedAt: Date.now() });
     }
   };
 
-  /** Hands one batch to the handler; returns the records to retry (empty when done). */
+  /** Hands one batch to the handler; failed records are kept in `state.retry` (bounded retries). */
   const deliver = async (shardId: string, state: ShardState, records: DynamoDBRecord[]): Promise<void> => {
     let failedFrom = -1;
     try {
@@ -125,10 +134,30 @@ export function startStreamPoller(options: StreamPollerOptions): Poller {
     }
     state.retry = [];
     state.retries = 0;
-    // The poller's own checkpoint writes come back through the stream; they alone need no checkpoint.
-    const meaningful = records.some((record) => record.dynamodb?.Keys?.pk?.S !== CHECKPOINT_PK);
     const last = records[records.length - 1]?.dynamodb?.SequenceNumber;
-    if (meaningful && last) await writeCheckpoint(shardId, last);
+    if (last) state.unsaved = last;
+    await saveCheckpoint(shardId, state);
+  };
+
+  /** Writes the shard's checkpoint when one is due (`force`: now, as the poller stops). */
+  const saveCheckpoint = async (shardId: string, state: ShardState, force = false) => {
+    if (!state.unsaved || (!force && Date.now() - state.savedAt < CHECKPOINT_INTERVAL_MS)) return;
+    const sequenceNumber = state.unsaved;
+    state.savedAt = Date.now();
+    await writeCheckpoint(shardId, sequenceNumber);
+    if (state.unsaved === sequenceNumber) state.unsaved = undefined;
+  };
+
+  /**
+   * Hands the records to the handler, without the poller's own checkpoint writes (they exist only
+   * locally; a Lambda never sees them).
+   */
+  const handOver = async (shardId: string, state: ShardState, records: DynamoDBRecord[]): Promise<void> => {
+    const meaningful = records.filter((record) => record.dynamodb?.Keys?.pk?.S !== CHECKPOINT_PK);
+    if (meaningful.length > 0) return deliver(shardId, state, meaningful);
+    const last = records[records.length - 1]?.dynamodb?.SequenceNumber;
+    // Only checkpoint records: remembered, never written on their own (that would echo forever).
+    if (last && state.unsaved) state.unsaved = last;
   };
 
   const pollShard = async (shardId: string, state: ShardState): Promise<boolean> => {
@@ -138,6 +167,7 @@ export function startStreamPoller(options: StreamPollerOptions): Poller {
       return true;
     }
     if (!state.iterator) {
+      await saveCheckpoint(shardId, state, true);
       shards.delete(shardId);
       finished.add(shardId);
       return false;
@@ -154,8 +184,11 @@ export function startStreamPoller(options: StreamPollerOptions): Poller {
     }
     state.iterator = result.NextShardIterator;
     const records = (result.Records ?? []).map((record) => toLambdaRecord(record, streamArn));
-    if (records.length === 0) return false;
-    await deliver(shardId, state, records);
+    if (records.length === 0) {
+      await saveCheckpoint(shardId, state);
+      return false;
+    }
+    await handOver(shardId, state, records);
     return true;
   };
 
@@ -178,7 +211,8 @@ export function startStreamPoller(options: StreamPollerOptions): Poller {
           if (stopping) break;
           busy = (await pollShard(shardId, state)) || busy;
         }
-        if (!busy) await sleep(options.idleMs ?? 100);
+        // Records keep coming: read again at once. Idle: a short pause.
+        if (!busy) await sleep(options.idleMs ?? 50);
       } catch {
         if (!stopping) await sleep(500);
       }
@@ -200,6 +234,7 @@ export function startStreamPoller(options: StreamPollerOptions): Poller {
       stopping = true;
       wake?.();
       await running;
+      for (const [shardId, state] of shards) await saveCheckpoint(shardId, state, true).catch(() => undefined);
       streams.destroy();
     },
   };

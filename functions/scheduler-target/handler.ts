@@ -2,34 +2,30 @@ import * as z from 'zod';
 import { withLambdaContext } from '../../shared/lambda-handler';
 import { getLogger } from '../../shared/logger';
 import { fireReminder, reminderTargetSchema, sweepDueReminders } from '../../shared/reminders/fire-reminder';
+import { sweepOverdueDeliveries } from '../../shared/webhooks/delivery-sweeper';
 
 /**
  * The function EventBridge Scheduler invokes (design.md "scheduler-target"):
  * - `{kind: "reminder", organization_id, mortgage_file_id, reminder_id, remind_at}`: one reminder's
  *   one-time schedule came due; fire that arming (nothing when it was moved, cancelled or deleted).
- * - `{kind: "sweep-reminders"}`: the `rate(5 minutes)` schedule; fire every reminder the due index
- *   holds as overdue (a schedule that was never created). Locally the poller sends this every second.
+ * - `{kind: "sweep"}`: the `rate(5 minutes)` schedule; both sweeps below, one after the other.
+ * - `{kind: "sweep-reminders"}`: fire every reminder the due index holds as overdue (a schedule that
+ *   was never created). Locally the reminder poller sends this every second.
+ * - `{kind: "sweep-deliveries"}`: wake every pending webhook delivery whose wake-up is overdue (a
+ *   crash between the delivery's write and its SQS message or retry schedule). Locally the event
+ *   pipeline's scheduler sends this every ten seconds.
  */
 export const schedulerEventSchema = z.discriminatedUnion('kind', [
   reminderTargetSchema.extend({ kind: z.literal('reminder') }),
+  z.object({ kind: z.literal('sweep') }),
   z.object({ kind: z.literal('sweep-reminders') }),
+  z.object({ kind: z.literal('sweep-deliveries') }),
 ]);
 
-export type SchedulerTargetResult = { kind: string; fired: number };
+/** `fired`: reminders fired; `woken`: overdue deliveries put back on the queue (the sweeps that look for them). */
+export type SchedulerTargetResult = { kind: string; fired: number; woken?: number };
 
-async function handle(event: unknown): Promise<SchedulerTargetResult> {
-  const parsed = schedulerEventSchema.safeParse(event);
-  if (!parsed.success) {
-    // Retrying cannot fix a malformed input; drop it.
-    getLogger().warn('malformed scheduler event dropped');
-    return { kind: 'unknown', fired: 0 };
-  }
-  if (parsed.data.kind === 'reminder') {
-    const { kind: _kind, ...target } = parsed.data;
-    const outcome = await fireReminder(target);
-    getLogger().info('reminder schedule handled', { reminder_id: target.reminder_id, outcome });
-    return { kind: 'reminder', fired: outcome === 'fired' ? 1 : 0 };
-  }
+async function sweepReminders(): Promise<number> {
   let fired = 0;
   // Page through everything due (each pass takes at most 100 per shard).
   for (let pass = 0; pass < 20; pass++) {
@@ -38,7 +34,41 @@ async function handle(event: unknown): Promise<SchedulerTargetResult> {
     if (!result.more || result.fired === 0) break;
   }
   if (fired > 0) getLogger().info('overdue reminders fired by the sweep', { fired });
-  return { kind: 'sweep-reminders', fired };
+  return fired;
+}
+
+async function sweepDeliveries(): Promise<number> {
+  const woken = await sweepOverdueDeliveries();
+  if (woken > 0) getLogger().info('overdue webhook deliveries woken by the sweep', { woken });
+  return woken;
+}
+
+async function handle(event: unknown): Promise<SchedulerTargetResult> {
+  const parsed = schedulerEventSchema.safeParse(event);
+  if (!parsed.success) {
+    // Retrying cannot fix a malformed input; drop it.
+    getLogger().warn('malformed scheduler event dropped');
+    return { kind: 'unknown', fired: 0 };
+  }
+  switch (parsed.data.kind) {
+    case 'reminder': {
+      const { kind: _kind, ...target } = parsed.data;
+      const outcome = await fireReminder(target);
+      getLogger().info('reminder schedule handled', { reminder_id: target.reminder_id, outcome });
+      return { kind: 'reminder', fired: outcome === 'fired' ? 1 : 0 };
+    }
+    case 'sweep-reminders':
+      return { kind: 'sweep-reminders', fired: await sweepReminders() };
+    case 'sweep-deliveries':
+      return { kind: 'sweep-deliveries', fired: 0, woken: await sweepDeliveries() };
+    case 'sweep': {
+      // One sweep failing must not keep the other from running; the invocation still fails after both.
+      const [reminders, deliveries] = await Promise.allSettled([sweepReminders(), sweepDeliveries()]);
+      if (reminders.status === 'rejected') throw reminders.reason;
+      if (deliveries.status === 'rejected') throw deliveries.reason;
+      return { kind: 'sweep', fired: reminders.value, woken: deliveries.value };
+    }
+  }
 }
 
 export const handler = withLambdaContext(handle);

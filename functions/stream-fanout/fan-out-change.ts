@@ -1,91 +1,130 @@
 import { deliveryIdFor } from '../../shared/events/event-ids';
-import { deriveEvents, type DerivedEvent } from '../../shared/events/derive-events';
+import { deriveEvents } from '../../shared/events/derive-events';
 import { revokedApiKey } from '../../shared/events/api-key-revocation';
 import type { StreamChange } from '../../shared/events/stream-change';
 import { getLogger } from '../../shared/logger';
 import { enqueueWakes } from '../../shared/webhooks/delivery-queue';
 import { disableEndpoint } from '../../shared/webhooks/endpoint-disabling';
-import { newDelivery, putDeliveryOnce, wakeOf, type DeliveryWake } from '../../shared/webhooks/webhook-delivery.repository';
-import { listEndpoints, type WebhookEndpoint } from '../../shared/webhooks/webhook-endpoint.repository';
+import { EndpointListCache, endpointWantsEvent } from '../../shared/webhooks/endpoint-subscription';
+import { newDelivery, putDeliveriesOnce, wakeOf, type DeliveryWake, type WebhookDelivery } from '../../shared/webhooks/webhook-delivery.repository';
+import { listEndpoints } from '../../shared/webhooks/webhook-endpoint.repository';
+
+export { endpointWantsEvent };
 
 /**
- * Endpoints read once per organization and batch. Every write in a batch happened before the
- * batch was read, so one read taken while handling it already reflects them.
+ * The organizations' endpoint lists, kept across invocations of a warm function (and by the local
+ * process) for a few seconds: see EndpointListCache for why a stale list never sends an event to an
+ * endpoint that should not get it.
  */
-export class EndpointCache {
-  private readonly byOrganization = new Map<string, Promise<WebhookEndpoint[]>>();
+export const endpointLists = new EndpointListCache();
 
-  get(organizationId: string): Promise<WebhookEndpoint[]> {
-    let endpoints = this.byOrganization.get(organizationId);
-    if (!endpoints) {
-      endpoints = listEndpoints(organizationId);
-      this.byOrganization.set(organizationId, endpoints);
-      endpoints.catch(() => this.byOrganization.delete(organizationId));
-    }
-    return endpoints;
-  }
-
-  forget(organizationId: string): void {
-    this.byOrganization.delete(organizationId);
-  }
-}
-
-/**
- * Spec §3: an endpoint gets only the events that happen after it became active. A time known
- * only to the second (a deletion's stream time) counts as after when it falls in the same second.
- */
-export function endpointWantsEvent(endpoint: WebhookEndpoint, event: DerivedEvent): boolean {
-  if (!endpoint.is_active || !endpoint.events.includes(event.type)) return false;
-  const occurred = Date.parse(event.occurredAt);
-  const activated = Date.parse(endpoint.activated_at);
-  return event.occurredAtIsExact ? occurred > activated : Math.floor(occurred / 1000) >= Math.floor(activated / 1000);
-}
-
-/**
- * One stream record: its events become one delivery per subscribed endpoint (conditional puts
- * with deterministic ids, so a retried record creates nothing new) and wake-up messages; a revoked
- * key disables the endpoints it created.
- */
-export async function fanOutChange(change: StreamChange, endpoints: EndpointCache): Promise<void> {
+/** The deliveries one change gives: one per event and subscribed endpoint, with deterministic ids. */
+async function deliveriesOf(change: StreamChange, endpoints: EndpointListCache, at: string): Promise<WebhookDelivery[]> {
   const events = deriveEvents(change);
-  if (events.length > 0) {
-    const subscribed = await endpoints.get(events[0].organizationId);
-    const now = new Date().toISOString();
-    const deliveries = events.flatMap((event) =>
-      subscribed
-        .filter((endpoint) => endpointWantsEvent(endpoint, event))
-        .map((endpoint) =>
-          newDelivery({
-            id: deliveryIdFor(change.recordId, event.type, endpoint.id),
-            organizationId: event.organizationId,
-            endpointId: endpoint.id,
-            eventId: event.id,
-            eventType: event.type,
-            trigger: 'event',
-            body: JSON.stringify(event.body),
-            at: now,
-          }),
-        ),
-    );
-    const written = await Promise.all(deliveries.map(putDeliveryOnce));
-    const wakes: DeliveryWake[] = [];
-    written.forEach((result, index) => {
-      if (result.created) wakes.push(wakeOf(deliveries[index]));
-      // Written by an earlier run that may have stopped before waking it: wake it again (harmless if it was).
-      else if (result.existing.status === 'pending' && result.existing.attempts === 0) wakes.push(wakeOf(result.existing));
-    });
-    if (wakes.length > 0) await enqueueWakes(wakes);
+  if (events.length === 0) return [];
+  const subscribed = await endpoints.get(events[0].organizationId);
+  return events.flatMap((event) =>
+    subscribed
+      .filter((endpoint) => endpointWantsEvent(endpoint, event))
+      .map((endpoint) =>
+        newDelivery({
+          id: deliveryIdFor(change.recordId, event.type, endpoint.id),
+          organizationId: event.organizationId,
+          endpointId: endpoint.id,
+          eventId: event.id,
+          eventType: event.type,
+          trigger: 'event',
+          body: JSON.stringify(event.body),
+          at,
+          occurredAt: event.occurredAt,
+          occurredAtIsExact: event.occurredAtIsExact,
+        }),
+      ),
+  );
+}
+
+/** A revoked key disables the endpoints it created (read fresh: this is rare and must be exact). */
+async function disableEndpointsOfRevokedKey(change: StreamChange, endpoints: EndpointListCache): Promise<void> {
+  const revoked = revokedApiKey(change);
+  if (!revoked) return;
+  const created = (await listEndpoints(revoked.organizationId)).filter(
+    (endpoint) => endpoint.created_by_key_id === revoked.keyId && endpoint.is_active,
+  );
+  for (const endpoint of created) await disableEndpoint(endpoint.organization_id, endpoint.id, 'api_key_revoked');
+  if (created.length > 0) {
+    endpoints.forget(revoked.organizationId);
+    getLogger().info('endpoints of a revoked key disabled', { organization_id: revoked.organizationId, key_id: revoked.keyId, count: created.length });
+  }
+}
+
+/**
+ * A batch of stream records (undefined: a record without a change): their events become one
+ * delivery per subscribed endpoint, written together (conditional puts with deterministic ids, in
+ * one transaction per hundred, so a retried record creates nothing new), and their wake-up
+ * messages go out together (ten per SendMessageBatch); a revoked key disables the endpoints it
+ * created. Returns the errors by record (undefined: done); a failed record is retried by the
+ * source and its retry repeats nothing that was done.
+ */
+export async function fanOutChanges(changes: Array<StreamChange | undefined>, endpoints: EndpointListCache = endpointLists): Promise<Array<unknown>> {
+  const errors = new Array<unknown>(changes.length).fill(undefined);
+  // A change of an endpoint drops its organization's list before the batch's events are matched.
+  for (const change of changes) {
+    endpoints.forgetIfEndpoint(change?.before);
+    endpoints.forgetIfEndpoint(change?.after);
   }
 
-  const revoked = revokedApiKey(change);
-  if (revoked) {
-    const created = (await endpoints.get(revoked.organizationId)).filter(
-      (endpoint) => endpoint.created_by_key_id === revoked.keyId && endpoint.is_active,
-    );
-    for (const endpoint of created) await disableEndpoint(endpoint.organization_id, endpoint.id, 'api_key_revoked');
-    if (created.length > 0) {
-      endpoints.forget(revoked.organizationId);
-      getLogger().info('endpoints of a revoked key disabled', { organization_id: revoked.organizationId, key_id: revoked.keyId, count: created.length });
+  const at = new Date().toISOString();
+  const planned = await Promise.all(
+    changes.map(async (change, index) => {
+      if (!change) return [];
+      try {
+        return await deliveriesOf(change, endpoints, at);
+      } catch (error) {
+        errors[index] = error;
+        return [];
+      }
+    }),
+  );
+  const deliveries = planned.flat();
+  const recordOf = planned.flatMap((list, index) => list.map(() => index));
+
+  const written = await putDeliveriesOnce(deliveries);
+  const wakes: DeliveryWake[] = [];
+  const recordsWoken = new Set<number>();
+  written.forEach((result, position) => {
+    const record = recordOf[position];
+    if (result.status === 'rejected') {
+      errors[record] ??= result.reason;
+      return;
+    }
+    const delivery = deliveries[position];
+    if (result.value.created) wakes.push(wakeOf(delivery));
+    // Written by an earlier run that may have stopped before waking it: wake it again (harmless if it was).
+    else if (result.value.existing.status === 'pending' && result.value.existing.attempts === 0) wakes.push(wakeOf(result.value.existing));
+    else return;
+    recordsWoken.add(record);
+  });
+  if (wakes.length > 0) {
+    try {
+      await enqueueWakes(wakes);
+    } catch (error) {
+      for (const record of recordsWoken) errors[record] ??= error;
     }
   }
+
+  for (const [index, change] of changes.entries()) {
+    if (!change || errors[index] !== undefined) continue;
+    try {
+      await disableEndpointsOfRevokedKey(change, endpoints);
+    } catch (error) {
+      errors[index] = error;
+    }
+  }
+  return errors;
+}
+
+/** One stream record (see fanOutChanges); throws when it failed. */
+export async function fanOutChange(change: StreamChange, endpoints: EndpointListCache = endpointLists): Promise<void> {
+  const [error] = await fanOutChanges([change], endpoints);
+  if (error !== undefined) throw error;
 }

@@ -2,6 +2,7 @@ import { getConfig } from '../../shared/config';
 import { getLogger } from '../../shared/logger';
 import { decideOutcome, CONSECUTIVE_FAILURES_TO_DISABLE } from '../../shared/webhooks/delivery-outcome';
 import { disableAfterConsecutiveFailures, disableEndpoint } from '../../shared/webhooks/endpoint-disabling';
+import { endpointWantsEvent } from '../../shared/webhooks/endpoint-subscription';
 import type { Resolver } from '../../shared/webhooks/guarded-lookup';
 import { postWebhook } from '../../shared/webhooks/post-webhook';
 import { wakeDeliveryAt } from '../../shared/webhooks/wake-delivery';
@@ -23,15 +24,49 @@ export type AttemptDisposition = 'done' | 'retry_later';
 export interface AttemptOptions {
   /** Name resolution for the receiver (tests substitute one to simulate DNS answers). */
   resolve?: Resolver;
+  /** The batch's endpoint reads (default: a read of its own). */
+  endpoints?: EndpointReader;
 }
 
-/** Event deliveries go only to an endpoint that is active and was not reactivated since the delivery was made. */
+/**
+ * Event deliveries go only to an endpoint that, as read at attempt time, is active, subscribes to
+ * the event's type and was active when the event happened (spec §3): whatever list the fanout
+ * matched the event against, an endpoint disabled, deleted, unsubscribed or reactivated since then
+ * gets nothing.
+ */
 function reasonToSkip(delivery: WebhookDelivery, endpoint: WebhookEndpoint | undefined): string | undefined {
   if (!endpoint) return 'Skipped: the endpoint was deleted';
   if (delivery.trigger !== 'event') return undefined; // ping and redeliver are explicit requests
   if (!endpoint.is_active) return 'Skipped: the endpoint is disabled';
-  if (endpoint.activated_at > delivery.created_at) return 'Skipped: the event happened before the endpoint was reactivated';
+  if (!(endpoint.events as string[]).includes(delivery.event_type)) return 'Skipped: the endpoint no longer subscribes to this event type';
+  const occurrence = delivery.event_occurred_at
+    ? { type: delivery.event_type, occurredAt: delivery.event_occurred_at, occurredAtIsExact: delivery.event_occurred_at_exact !== false }
+    : undefined;
+  const tooEarly = occurrence ? !endpointWantsEvent(endpoint, occurrence) : endpoint.activated_at > delivery.created_at;
+  if (tooEarly) return 'Skipped: the event happened before the endpoint was reactivated';
   return undefined;
+}
+
+/** Reads an endpoint consistently; the delivery worker shares one read per endpoint and batch. */
+export type EndpointReader = (organizationId: string, endpointId: string) => Promise<WebhookEndpoint | undefined>;
+
+/**
+ * One consistent read per endpoint for a batch of wakes handled together: the read happens while
+ * the batch's attempts are claimed, as a read per attempt would, so a rotated secret or a disabled
+ * endpoint takes effect exactly as at once.
+ */
+export function batchEndpointReader(): EndpointReader {
+  const reads = new Map<string, Promise<WebhookEndpoint | undefined>>();
+  return (organizationId, endpointId) => {
+    const key = `${organizationId}|${endpointId}`;
+    let read = reads.get(key);
+    if (!read) {
+      read = getEndpoint(organizationId, endpointId);
+      reads.set(key, read);
+      read.catch(() => reads.delete(key));
+    }
+    return read;
+  };
 }
 
 /**
@@ -43,7 +78,8 @@ export async function attemptDelivery(wake: DeliveryWake, options: AttemptOption
   const config = getConfig();
   const logger = getLogger();
   const leaseMs = config.WEBHOOK_TIMEOUT_MS + LEASE_MARGIN_MS;
-  const [claim, endpoint] = await Promise.all([claimDelivery(wake, leaseMs), getEndpoint(wake.organization_id, wake.endpoint_id)]);
+  const readEndpoint = options.endpoints ?? getEndpoint;
+  const [claim, endpoint] = await Promise.all([claimDelivery(wake, leaseMs), readEndpoint(wake.organization_id, wake.endpoint_id)]);
 
   if (!claim.claimed) {
     if (claim.why === 'leased') return 'retry_later';

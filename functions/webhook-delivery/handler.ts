@@ -2,15 +2,17 @@ import type { SQSBatchItemFailure, SQSBatchResponse, SQSEvent } from 'aws-lambda
 import { withLambdaContext } from '../../shared/lambda-handler';
 import { getLogger } from '../../shared/logger';
 import { deliveryWakeSchema } from '../../shared/webhooks/delivery-queue';
-import { attemptDelivery } from './attempt-delivery';
+import { attemptDelivery, batchEndpointReader } from './attempt-delivery';
 
 /**
  * The delivery worker: each SQS message wakes one delivery. Messages are handled concurrently
- * (a slow receiver does not hold up the others); a message whose attempt could not run or be
- * recorded is reported in `batchItemFailures` and comes back after the visibility timeout.
+ * (a slow receiver does not hold up the others) and share one consistent read per endpoint; a
+ * message whose attempt could not run or be recorded is reported in `batchItemFailures` and comes
+ * back after the visibility timeout.
  */
 async function deliverBatch(event: SQSEvent): Promise<SQSBatchResponse> {
   const logger = getLogger();
+  const endpoints = batchEndpointReader();
   const results = await Promise.allSettled(
     event.Records.map(async (record) => {
       let body: unknown;
@@ -25,7 +27,7 @@ async function deliverBatch(event: SQSEvent): Promise<SQSBatchResponse> {
         logger.warn('malformed delivery wake dropped', { message_id: record.messageId });
         return 'done' as const;
       }
-      return attemptDelivery(wake.data);
+      return attemptDelivery(wake.data, { endpoints });
     }),
   );
   const batchItemFailures: SQSBatchItemFailure[] = [];

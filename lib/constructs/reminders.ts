@@ -7,14 +7,20 @@ import { ServiceFunction } from './service-function';
 
 export interface RemindersProps {
   table: ITable;
+  /**
+   * The webhook delivery queue's send grant (and its DELIVERY_QUEUE_URL): the sweep also wakes
+   * webhook deliveries whose wake-up is overdue.
+   */
+  deliveryQueue: { grantEnqueue(fn: ServiceFunction): void };
 }
 
 /**
  * File reminders (resources.md §9.2): the scheduler-target function (design.md), which EventBridge
  * Scheduler invokes with one reminder's one-time schedule (`{kind: "reminder", ...}`) or with the
- * `rate(5 minutes)` sweep (`{kind: "sweep-reminders"}`, for a schedule lost between a commit and
- * its Scheduler call); the schedule group the API's reminder schedules live in; and the role
- * Scheduler assumes to invoke the function.
+ * `rate(5 minutes)` sweep (`{kind: "sweep"}`: reminders whose schedule was lost between a commit
+ * and its Scheduler call, and webhook deliveries whose wake-up was lost between the delivery's
+ * write and its SQS message or retry schedule); the schedule group the API's reminder schedules
+ * live in; and the role Scheduler assumes to invoke the function.
  */
 export class Reminders extends Construct {
   readonly scheduleGroup: CfnScheduleGroup;
@@ -29,10 +35,11 @@ export class Reminders extends Construct {
 
     this.targetFunction = new ServiceFunction(this, 'SchedulerTargetFunction', {
       functionFolder: 'scheduler-target',
-      description: 'Fires due file reminders: invoked by their one-time schedules and by the 5-minute sweep',
+      description: 'Fires due file reminders (their one-time schedules) and, every 5 minutes, sweeps overdue reminders and webhook deliveries',
       timeout: Duration.seconds(60),
     });
     this.targetFunction.grantTable(props.table, 'read-write');
+    props.deliveryQueue.grantEnqueue(this.targetFunction);
 
     // Named after the stack so two deployments in one account and region do not collide.
     this.scheduleGroup = new CfnScheduleGroup(this, 'ReminderScheduleGroup', { name: `${stack.stackName}-reminders` });
@@ -49,14 +56,14 @@ export class Reminders extends Construct {
     this.schedulerRole.addToPolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.targetFunction.functionArn] }));
 
     this.sweepSchedule = new CfnSchedule(this, 'SweepSchedule', {
-      description: 'Fires file reminders that are overdue (a one-time schedule that was never created)',
+      description: 'Fires overdue file reminders and wakes overdue webhook deliveries (a schedule or message that was never sent)',
       groupName: this.scheduleGroup.ref,
       scheduleExpression: 'rate(5 minutes)',
       flexibleTimeWindow: { mode: 'OFF' },
       target: {
         arn: this.targetFunction.functionArn,
         roleArn: this.schedulerRole.roleArn,
-        input: JSON.stringify({ kind: 'sweep-reminders' }),
+        input: JSON.stringify({ kind: 'sweep' }),
         // The next sweep comes in 5 minutes anyway.
         retryPolicy: { maximumRetryAttempts: 0, maximumEventAgeInSeconds: 300 },
       },

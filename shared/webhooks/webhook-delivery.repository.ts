@@ -1,5 +1,5 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { newId } from '../ids';
@@ -40,6 +40,13 @@ export interface WebhookDelivery {
   next_attempt_at: string | null;
   created_at: string;
   updated_at: string;
+  /**
+   * Event deliveries: when the event happened, and whether that time is exact (false: the stream's
+   * whole-second time). The worker checks it against the endpoint as it is at attempt time.
+   * Absent on older items, pings and redeliveries.
+   */
+  event_occurred_at?: string | null;
+  event_occurred_at_exact?: boolean;
 }
 
 /** The delivery as the queue sees it: a wake-up call for one attempt of one delivery. */
@@ -68,8 +75,12 @@ export function newDelivery(input: {
   redeliveryOf?: string | null;
   body: string;
   at: string;
+  /** The event's time (event deliveries). */
+  occurredAt?: string;
+  occurredAtIsExact?: boolean;
 }): WebhookDelivery {
   return {
+    ...(input.occurredAt ? { event_occurred_at: input.occurredAt, event_occurred_at_exact: input.occurredAtIsExact ?? true } : {}),
     id: input.id ?? newId(),
     organization_id: input.organizationId,
     endpoint_id: input.endpointId,
@@ -115,6 +126,9 @@ export function deliveryFromItem(item: Record<string, unknown>): WebhookDelivery
     next_attempt_at: (item.next_attempt_at as string | null) ?? null,
     created_at: item.created_at as string,
     updated_at: item.updated_at as string,
+    ...(typeof item.event_occurred_at === 'string'
+      ? { event_occurred_at: item.event_occurred_at, event_occurred_at_exact: item.event_occurred_at_exact !== false }
+      : {}),
   };
 }
 
@@ -145,6 +159,89 @@ export async function putDeliveryOnce(delivery: WebhookDelivery): Promise<{ crea
     }
     throw error;
   }
+}
+
+export type PutOnceResult = { created: true } | { created: false; existing: WebhookDelivery };
+
+/** TransactWriteItems takes at most 100 actions. */
+const TRANSACTION_LIMIT = 100;
+const TRANSACTION_ATTEMPTS = 5;
+
+/** A cancellation reason's item: lib-dynamodb leaves it in the wire format. */
+function itemOfReason(item: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (!item) return undefined;
+  const wireFormat = Object.values(item).every((value) => value !== null && typeof value === 'object' && Object.keys(value).length === 1);
+  return wireFormat && typeof item.pk === 'object' ? unmarshall(item as Record<string, AttributeValue>) : item;
+}
+
+/**
+ * `putDeliveryOnce` for many deliveries in as few round trips as DynamoDB allows: one conditional
+ * put (plain, one write unit) for a single delivery, one TransactWriteItems per hundred otherwise.
+ * Every put keeps its own `attribute_not_exists` condition, so a retried fanout still creates
+ * nothing twice: when some conditions fail the transaction is cancelled, the cancellation says
+ * which deliveries exist (with their items), and the others are written again without them.
+ * Results are in the order of `deliveries`; a delivery whose chunk could not be written rejects
+ * only that chunk's entries.
+ */
+export async function putDeliveriesOnce(deliveries: WebhookDelivery[]): Promise<PromiseSettledResult<PutOnceResult>[]> {
+  if (deliveries.length === 1) {
+    const [only] = await Promise.allSettled([putDeliveryOnce(deliveries[0])]);
+    return [only];
+  }
+  const results = new Array<PromiseSettledResult<PutOnceResult>>(deliveries.length);
+  const chunks: number[][] = [];
+  for (let start = 0; start < deliveries.length; start += TRANSACTION_LIMIT) {
+    chunks.push(Array.from({ length: Math.min(TRANSACTION_LIMIT, deliveries.length - start) }, (_, offset) => start + offset));
+  }
+  await Promise.all(
+    chunks.map(async (chunk) => {
+      let remaining = chunk;
+      try {
+        for (let attempt = 0; remaining.length > 0; attempt++) {
+          if (remaining.length === 1) {
+            results[remaining[0]] = { status: 'fulfilled', value: await putDeliveryOnce(deliveries[remaining[0]]) };
+            return;
+          }
+          try {
+            await getDocumentClient().send(
+              new TransactWriteCommand({
+                TransactItems: remaining.map((index) => ({
+                  Put: {
+                    TableName: getTableName(),
+                    Item: deliveryToItem(deliveries[index]),
+                    ConditionExpression: 'attribute_not_exists(pk)',
+                    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+                  },
+                })),
+              }),
+            );
+            for (const index of remaining) results[index] = { status: 'fulfilled', value: { created: true } };
+            return;
+          } catch (error) {
+            if (!(error instanceof TransactionCanceledException) || attempt >= TRANSACTION_ATTEMPTS) throw error;
+            const reasons = error.CancellationReasons ?? [];
+            const next: number[] = [];
+            const alone: number[] = [];
+            remaining.forEach((index, position) => {
+              const reason = reasons[position];
+              if (reason?.Code !== 'ConditionalCheckFailed') return next.push(index);
+              const existing = itemOfReason(reason.Item as Record<string, unknown> | undefined);
+              if (existing) results[index] = { status: 'fulfilled', value: { created: false, existing: deliveryFromItem(existing) } };
+              // Exists, but the engine did not return it: the single conditional put reads it back.
+              else alone.push(index);
+            });
+            for (const index of alone) results[index] = { status: 'fulfilled', value: await putDeliveryOnce(deliveries[index]) };
+            // Cancelled for another reason (a conflict with a concurrent write): try again after a pause.
+            if (next.length === remaining.length && alone.length === 0) await new Promise((resolve) => setTimeout(resolve, 10 * 2 ** attempt + Math.random() * 20));
+            remaining = next;
+          }
+        }
+      } catch (error) {
+        for (const index of remaining) results[index] = { status: 'rejected', reason: error };
+      }
+    }),
+  );
+  return results;
 }
 
 export async function getDelivery(organizationId: string, deliveryId: string): Promise<WebhookDelivery | undefined> {

@@ -3,7 +3,9 @@
  * Starts DynamoDB Local, the SQS server and the local runtime (stream poller, delivery worker) on
  * free ports, subscribes a loopback receiver, writes leads through the API and measures:
  * - events per second from lead writes to the receiver (first write sent → last delivery received),
- * - latency from a write (its 201) to the first delivery attempt at the receiver, p50 and p99.
+ * - latency from a write (its 201) to the first delivery attempt at the receiver, p50 and p99,
+ * - DynamoDB round trips per event (this process: the API write and the pipeline), duplicates
+ *   (a lead's event received more than once; the receiver always answers 200) and missing events.
  * Settings: BENCH_EVENTS (default 300), BENCH_CONCURRENCY (8), BENCH_ENDPOINTS (1).
  */
 import { createServer } from 'node:http';
@@ -25,6 +27,7 @@ async function main() {
 
   // The receiver: notes when the first attempt for each (lead, endpoint) arrives.
   const firstAttemptAt = new Map<string, number>();
+  let duplicates = 0;
   let received = 0;
   let allReceived: () => void = () => undefined;
   const done = new Promise<void>((resolve) => (allReceived = resolve));
@@ -36,7 +39,8 @@ async function main() {
       response.end('ok');
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
       const key = `${body.data.id}|${request.url}`;
-      if (!firstAttemptAt.has(key)) {
+      if (firstAttemptAt.has(key)) duplicates += 1;
+      else {
         firstAttemptAt.set(key, at);
         received += 1;
         if (received === EVENTS * ENDPOINTS) allReceived();
@@ -92,6 +96,8 @@ async function main() {
     const timeout = setTimeout(() => allReceived(), 120_000);
     await done;
     clearTimeout(timeout);
+    // Late duplicates would show up here.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
     const lastReceived = Math.max(...firstAttemptAt.values());
     const seconds = (lastReceived - started) / 1000;
 
@@ -100,10 +106,13 @@ async function main() {
       .sort((a, b) => a - b);
     const deliveries = firstAttemptAt.size;
     console.log(`webhooks: ${EVENTS} lead writes at concurrency ${CONCURRENCY}, ${ENDPOINTS} endpoint(s), ${deliveries}/${EVENTS * ENDPOINTS} deliveries received`);
-    console.log(`  API writes                 ${(EVENTS / writesSeconds).toFixed(1).padStart(8)} writes/s`);
-    console.log(`  events to receiver         ${(deliveries / seconds).toFixed(1).padStart(8)} events/s   (first write sent → last delivery received: ${seconds.toFixed(2)} s)`);
+    const writesPerSecond = EVENTS / writesSeconds;
+    const deliveriesPerSecond = deliveries / seconds;
+    console.log(`  API writes                 ${writesPerSecond.toFixed(1).padStart(8)} writes/s`);
+    console.log(`  events to receiver         ${deliveriesPerSecond.toFixed(1).padStart(8)} events/s   = ${((100 * deliveriesPerSecond) / (writesPerSecond * ENDPOINTS)).toFixed(0)} % of the write rate (first write sent → last delivery received: ${seconds.toFixed(2)} s)`);
     console.log(`  write → first attempt      p50 ${percentile(latencies, 0.5).toFixed(1).padStart(7)} ms   p99 ${percentile(latencies, 0.99).toFixed(1).padStart(7)} ms   max ${latencies[latencies.length - 1]?.toFixed(1)} ms`);
-    console.log(`  DynamoDB round trips       ${((dynamoRoundTrips() - tripsBefore) / EVENTS).toFixed(1)} per event (API write + fanout + delivery, this process)`);
+    console.log(`  DynamoDB round trips       ${((dynamoRoundTrips() - tripsBefore) / EVENTS).toFixed(1)} per event (API write + fanout + delivery + local scheduler, this process; the pipeline alone is counted in test/webhooks/pipeline-round-trips.test.ts)`);
+    console.log(`  duplicates, missing       ${duplicates}, ${EVENTS * ENDPOINTS - deliveries}`);
   } finally {
     await runtime.stop();
     await new Promise<void>((resolve) => receiver.close(() => resolve()));

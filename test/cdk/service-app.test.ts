@@ -324,8 +324,8 @@ describe('least privilege: every function\'s grants, pinned', () => {
       // The mortgage-files API creates, moves and deletes file reminders' schedules.
       grants.set(logicalId(fn), group === 'webhooks' ? [tracing, ...table, enqueue] : group === 'mortgage-files' ? [tracing, ...table, ...reminderScheduling] : [tracing, ...table]);
     }
-    // scheduler-target: fires reminders (table only; Scheduler invokes it with its own role).
-    grants.set(logicalId(reminders.targetFunction), [tracing, ...table]);
+    // scheduler-target: fires reminders and wakes overdue webhook deliveries (Scheduler invokes it with its own role).
+    grants.set(logicalId(reminders.targetFunction), [tracing, ...table, enqueue]);
     grants.set(logicalId(stacks.stateless.intake.intakeFunction), [tracing, ...table]);
     grants.set(logicalId(webhooks.fanoutFunction), [
       tracing,
@@ -441,6 +441,8 @@ describe('events and outbound webhooks (lib/constructs/webhooks.ts)', () => {
       BisectBatchOnFunctionError: true,
       DestinationConfig: { OnFailure: { Destination: arnOf(failureQueueId) } },
     });
+    // Issue 12: write → delivery latency; no batching window holds records back.
+    expect(mapping.MaximumBatchingWindowInSeconds ?? 0).toBe(0);
     expect(mapping.MaximumRetryAttempts).toBeGreaterThanOrEqual(0);
     expect(mapping.MaximumRetryAttempts).toBeLessThanOrEqual(10);
     expect(mapping.MaximumRecordAgeInSeconds).toBeGreaterThan(0);
@@ -606,15 +608,17 @@ describe('file reminders (lib/constructs/reminders.ts)', () => {
     ]);
   });
 
-  test('the sweep: a rate(5 minutes) schedule in the reminder group invokes scheduler-target with {kind: "sweep-reminders"}', () => {
+  test('the sweep: a rate(5 minutes) schedule in the reminder group invokes scheduler-target with {kind: "sweep"} (reminders and webhook deliveries), which may send on the delivery queue', () => {
     const { groupId, roleId, targetId } = ids();
     template.hasResourceProperties('AWS::Scheduler::Schedule', {
       GroupName: { Ref: groupId },
       ScheduleExpression: 'rate(5 minutes)',
       FlexibleTimeWindow: { Mode: 'OFF' },
       State: Match.absent(),
-      Target: { Arn: arnOf(targetId), RoleArn: arnOf(roleId), Input: JSON.stringify({ kind: 'sweep-reminders' }) },
+      Target: { Arn: arnOf(targetId), RoleArn: arnOf(roleId), Input: JSON.stringify({ kind: 'sweep' }) },
     });
+    const deliveryQueueId = Stack.of(stacks.stateless).getLogicalId(stacks.stateless.webhooks.deliveryQueue.node.defaultChild as any);
+    expect(functions()[targetId].Properties.Environment.Variables.DELIVERY_QUEUE_URL).toEqual({ Ref: deliveryQueueId });
     template.resourceCountIs('AWS::Scheduler::Schedule', 1);
     template.hasResourceProperties('AWS::Scheduler::ScheduleGroup', { Name: Match.stringLikeRegexp('-reminders$') });
   });
