@@ -8,6 +8,8 @@ module.exports = {
   // @middy/core ships ES modules only; esbuild turns it into CommonJS for the test runtime.
   transformIgnorePatterns: ['/node_modules/(?!(@middy)/)'],
   globalSetup: '<rootDir>/test/support/global-setup.ts',
+  // Each worker's DynamoDB Local engine (one per worker, started by the global setup).
+  setupFiles: ['<rootDir>/test/support/worker-endpoint.ts'],
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   testTimeout: 60000,
   maxWorkers: 2,

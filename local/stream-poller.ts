@@ -212,7 +212,7 @@ export function startStreamPoller(options: StreamPollerOptions): Poller {
           busy = (await pollShard(shardId, state)) || busy;
         }
         // Records keep coming: read again at once. Idle: a short pause.
-        if (!busy) await sleep(options.idleMs ?? 50);
+        if (!busy) await sleep(options.idleMs ?? 100);
       } catch {
         if (!stopping) await sleep(500);
       }
