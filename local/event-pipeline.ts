@@ -24,34 +24,14 @@ const SWEEP_INTERVAL_MS = 10_000;
  * (the same handler and sweep the AWS rate schedule runs).
  */
 function startSchedulerPoller(intervalMs = 1000): Poller {
-  let stopping = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
   let lastSweep = Date.now();
-  const tick = () => {
-    running = (async () => {
-      try {
-        while (!stopping && (await fireDueWakes()) >= 100);
-        if (!stopping && Date.now() - lastSweep >= SWEEP_INTERVAL_MS) {
-          lastSweep = Date.now();
-          // The same handler and sweep the AWS rate schedule invokes.
-          const { handler } = await import('../functions/scheduler-target/handler');
-          await handler({ kind: 'sweep-deliveries' }, localLambdaContext('scheduler-target'));
-        }
-      } catch (error) {
-        getLogger().warn('local scheduler poll failed', { errorName: (error as Error)?.name });
-      }
-      if (!stopping) timer = setTimeout(tick, intervalMs);
-    })();
-  };
-  tick();
-  return {
-    stop: async () => {
-      stopping = true;
-      clearTimeout(timer);
-      await running;
-    },
-  };
+  return startTimedPoller('local scheduler', intervalMs, async (stopping) => {
+    while (!stopping() && (await fireDueWakes()) >= 100);
+    if (!stopping() && Date.now() - lastSweep >= SWEEP_INTERVAL_MS) {
+      lastSweep = Date.now();
+      await schedulerTarget({ kind: 'sweep-deliveries' });
+    }
+  });
 }
 
 /**
@@ -61,16 +41,28 @@ function startSchedulerPoller(intervalMs = 1000): Poller {
  * itself, so a hard kill loses nothing: the next runtime's first sweep finds it.
  */
 export function startReminderPoller(intervalMs = 1000): Poller {
+  return startTimedPoller('local reminder', intervalMs, async (stopping) => {
+    if (!stopping()) await schedulerTarget({ kind: 'sweep-reminders' });
+  });
+}
+
+/** The handler and events the AWS schedules invoke, so local sweeps take the same path. */
+async function schedulerTarget(event: { kind: 'sweep-deliveries' | 'sweep-reminders' }): Promise<void> {
+  const { handler } = await import('../functions/scheduler-target/handler');
+  await handler(event, localLambdaContext('scheduler-target'));
+}
+
+/** Runs `work` again `intervalMs` after each run ends, until stopped; a failed run is logged (no data) and the next one comes. */
+function startTimedPoller(name: string, intervalMs: number, work: (stopping: () => boolean) => Promise<void>): Poller {
   let stopping = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
   const tick = () => {
     running = (async () => {
       try {
-        const { handler } = await import('../functions/scheduler-target/handler');
-        if (!stopping) await handler({ kind: 'sweep-reminders' }, localLambdaContext('scheduler-target'));
+        await work(() => stopping);
       } catch (error) {
-        getLogger().warn('local reminder poll failed', { errorName: (error as Error)?.name });
+        getLogger().warn(`${name} poll failed`, { errorName: (error as Error)?.name });
       }
       if (!stopping) timer = setTimeout(tick, intervalMs);
     })();
