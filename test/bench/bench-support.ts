@@ -37,6 +37,15 @@ export async function measure(name: string, total: number, concurrency: number, 
   return { name, requests: total, seconds: (performance.now() - started) / 1000, latenciesMs };
 }
 
+/**
+ * Runs `action` `total` times at `concurrency` without measuring: DynamoDB Local's JVM and this
+ * process's JIT serve the first few thousand requests markedly slower, so a figure taken cold
+ * would compare a cold engine with a warm one.
+ */
+export async function warmUp(total: number, concurrency: number, action: (index: number) => Promise<void>): Promise<void> {
+  await measure('warm-up', total, concurrency, action);
+}
+
 export function report(measurement: Measurement): string {
   const sorted = [...measurement.latenciesMs].sort((a, b) => a - b);
   const rps = measurement.requests / measurement.seconds;

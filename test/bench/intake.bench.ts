@@ -10,7 +10,7 @@ import { startRuntime } from '../../local/runtime';
 import { dynamoRoundTrips, getDocumentClient, getTableName } from '../../shared/storage/dynamo-client';
 import { keys } from '../../shared/storage/keys';
 import { freePort } from '../support/free-port';
-import { admin, measure, report } from './bench-support';
+import { admin, measure, report, warmUp } from './bench-support';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 600);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
@@ -37,6 +37,8 @@ async function main() {
     }
     // The engine's own speed on this machine in this run, for reading the numbers below.
     const client = getDocumentClient();
+    const getItem = () => client.send(new GetCommand({ TableName: getTableName(), Key: keys.organization(organization_id) })).then(() => undefined);
+    await warmUp(2000, CONCURRENCY, getItem);
     const raw = await measure('DynamoDB Local GetItem', REQUESTS, CONCURRENCY, async () => {
       await client.send(new GetCommand({ TableName: getTableName(), Key: keys.organization(organization_id) }));
     });
