@@ -1,25 +1,41 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { normalizeEmail, normalizePhone } from '../../shared/contact-normalization';
 import { getDocumentClient, getTableName } from '../../shared/storage/dynamo-client';
-import { keys } from '../../shared/storage/keys';
+import { keys, type ItemKey } from '../../shared/storage/keys';
+import { contactMarkerKey, leadContacts, markerFromItem, type LeadContact } from '../leads/lead-contact-markers';
 
 /**
  * Duplicate matching (spec §4): an existing lead of the organization with the same normalized
- * phone or lowercased email, read from the phone (gsi4) and email (gsi5) indexes, never by scanning.
- * The newest match wins; a phone match before an email match.
+ * phone or lowercased email; the newest match wins, a phone match before an email match.
+ *
+ * The contact markers (`lead-contact-markers.ts`) answer by key, read with the request's replay
+ * records. Only a marker left `unknown` by an edit or a delete sends the lookup to the phone
+ * (gsi4) or email (gsi5) index; nothing is ever scanned.
  */
 export interface DuplicateLead {
   id: string;
   lead_number: string;
 }
 
-async function newestOn(indexName: 'gsi4' | 'gsi5', partitionValue: string): Promise<DuplicateLead | undefined> {
+export interface DuplicateLookup {
+  contacts: LeadContact[];
+  /** The markers to read, in the order of `contacts`. */
+  keys: ItemKey[];
+}
+
+export function duplicateLookup(organizationId: string, contact: { phone?: string | null; email?: string | null }): DuplicateLookup {
+  const contacts = leadContacts(contact);
+  return { contacts, keys: contacts.map((one) => contactMarkerKey(organizationId, one)) };
+}
+
+async function newestOnIndex(organizationId: string, contact: LeadContact): Promise<DuplicateLead | undefined> {
+  const indexName = contact.kind === 'phone' ? 'gsi4' : 'gsi5';
+  const partition = contact.kind === 'phone' ? keys.leadsByPhone(organizationId, contact.value) : keys.leadsByEmail(organizationId, contact.value);
   const result = await getDocumentClient().send(
     new QueryCommand({
       TableName: getTableName(),
       IndexName: indexName,
       KeyConditionExpression: `${indexName}pk = :pk`,
-      ExpressionAttributeValues: { ':pk': partitionValue },
+      ExpressionAttributeValues: { ':pk': partition },
       ProjectionExpression: 'id, lead_number',
       ScanIndexForward: false,
       Limit: 1,
@@ -29,15 +45,20 @@ async function newestOn(indexName: 'gsi4' | 'gsi5', partitionValue: string): Pro
   return item ? { id: item.id as string, lead_number: String(item.lead_number) } : undefined;
 }
 
-export async function findDuplicateLead(
+/** The duplicate from the markers read (`items`: whatever the read returned, any order). */
+export async function resolveDuplicate(
   organizationId: string,
-  contact: { phone?: string | null; email?: string | null },
+  lookup: DuplicateLookup,
+  items: Array<Record<string, unknown>>,
 ): Promise<DuplicateLead | undefined> {
-  const phone = normalizePhone(contact.phone);
-  const email = normalizeEmail(contact.email);
-  const [byPhone, byEmail] = await Promise.all([
-    phone ? newestOn('gsi4', keys.leadsByPhone(organizationId, phone)) : undefined,
-    email ? newestOn('gsi5', keys.leadsByEmail(organizationId, email)) : undefined,
-  ]);
-  return byPhone ?? byEmail;
+  const matches = await Promise.all(
+    lookup.contacts.map((contact, index) => {
+      const key = lookup.keys[index];
+      const marker = markerFromItem(items.find((item) => item.pk === key.pk && item.sk === key.sk));
+      if (!marker) return undefined;
+      if (marker.state === 'known') return { id: marker.id, lead_number: marker.lead_number };
+      return newestOnIndex(organizationId, contact);
+    }),
+  );
+  return matches.find(Boolean);
 }

@@ -2,7 +2,8 @@ import { newId } from '../../shared/ids';
 import { ApiError } from '../../shared/http/errors';
 import { getLogger } from '../../shared/logger';
 import { getTableName } from '../../shared/storage/dynamo-client';
-import type { TransactItem } from '../../shared/storage/transactions';
+import { batchGetAll } from '../../shared/storage/paginated-requests';
+import { TransactionConditionFailed, type TransactItem } from '../../shared/storage/transactions';
 import type { WriteContext } from '../../shared/write-context';
 import { createLead } from '../leads/create-lead';
 import { InvalidLeadSourceError } from '../leads/lead-source-reference';
@@ -10,7 +11,7 @@ import type { CreateLeadInput } from '../leads/lead.schema';
 import { noteLeadInquiry } from '../leads/note-lead-inquiry';
 import { InvalidBodyError, parseBody } from './body-parser';
 import { UnsupportedCharsetError } from './charset';
-import { findDuplicateLead, type DuplicateLead } from './duplicate-lead';
+import { duplicateLookup, resolveDuplicate, type DuplicateLead } from './duplicate-lead';
 import { isHoneypotHit, mapFields, MAX_DETAILS_NOTE } from './field-mapping';
 import { cutText } from './field-values';
 import {
@@ -24,7 +25,7 @@ import {
 } from './intake-endpoint.repository';
 import { buildLeadInput, inquiryNote, storableLeadInput } from './intake-lead-input';
 import { rejections } from './intake-rejection';
-import { claimReplay, completedReplayItems, releaseReplay, replayKeys, type StoredResult } from './intake-replay.repository';
+import { completedReplayPuts, replayKeys, replayStateOf, type ReplayState, type StoredResult } from './intake-replay.repository';
 import type { IntakeRequest } from './intake-request';
 import { checkSignature } from './intake-signature';
 import { isAddressAllowed } from './ip-allow-list';
@@ -113,7 +114,12 @@ function checkProtection(endpoint: IntakeTokenRecord, request: IntakeRequest): v
   }
 }
 
-/** Claims the replay records, then creates (or, in `reuse` mode, notes on) the lead. */
+/**
+ * Reads the replay records and the duplicate markers in one BatchGetItem, then creates (or, in
+ * `reuse` mode, notes on) the lead, with the completed replay records and the log entry in the
+ * same transaction. The lead's transaction refuses to write over a live replay record, so when an
+ * identical request commits first this one answers with its stored result.
+ */
 async function acceptSubmission(
   endpoint: IntakeTokenRecord,
   request: IntakeRequest,
@@ -122,44 +128,29 @@ async function acceptSubmission(
 ): Promise<IntakeResult> {
   const { config } = endpoint;
   const records = replayKeys(endpoint.intake_id, request.body, request.headers);
-  const claimId = newId();
-  const claimedAt = Date.now();
-  // The duplicate lookup runs alongside the claim: the common case is a new submission.
-  const [claimed, lookedUp] = await Promise.allSettled([
-    claimReplay(records, claimId, claimedAt),
-    config.duplicate_mode === 'none' ? undefined : findDuplicateLead(endpoint.organization_id, input),
-  ]);
-  if (claimed.status === 'rejected') throw claimed.reason;
-  const claim = claimed.value;
-  if (lookedUp.status === 'rejected') {
-    if (claim.kind === 'claimed') await releaseReplay(records, claimId);
-    throw lookedUp.reason;
-  }
-  const duplicate = lookedUp.value;
-  if (claim.kind === 'processing') throw rejections.inProgress();
-  if (claim.kind === 'completed') {
-    trace.outcome = 'replayed';
-    trace.leadId = typeof claim.result.body.lead_id === 'string' ? claim.result.body.lead_id : null;
-    trace.created = false;
-    return { ...claim.result, headers: { 'Idempotent-Replayed': 'true' } };
-  }
+  const lookup = config.duplicate_mode === 'none' ? undefined : duplicateLookup(endpoint.organization_id, input);
+  const read = await batchGetAll([...records, ...(lookup?.keys ?? [])], { consistentRead: true });
+  const replay = replayStateOf(records, read);
+  if (replay.kind !== 'new') return answerReplay(replay, trace);
+  const duplicate = lookup ? await resolveDuplicate(endpoint.organization_id, lookup, read) : undefined;
 
   const context: WriteContext = { organizationId: endpoint.organization_id, userId: null };
+  const requestId = newId();
+  const resultItems = (result: StoredResult) => [
+    ...completedReplayPuts(records, requestId, request.receivedAt, result),
+    { Put: { TableName: getTableName(), Item: trace.takeLogItem(200)! } },
+  ];
   try {
     if (duplicate && config.duplicate_mode === 'reuse') {
       const result: StoredResult = { status: 200, body: { ok: true, lead_id: duplicate.id, created: false } };
       trace.outcome = 'accepted';
       trace.leadId = duplicate.id;
       trace.created = false;
-      // The lead id is known here, so the replay records and the log entry join the inquiry's transaction.
-      const extraItems = [...completedReplayItems(records, claimId, claimedAt, result), trace.takeLogItem(200)!].map((Item) => ({
-        Put: { TableName: getTableName(), Item },
-      }));
       const noted = await noteLeadInquiry(
         context,
         duplicate.id,
         { note: inquiryNote(input, config.name, new Date(request.receivedAt)), intakeEndpointId: endpoint.intake_id },
-        extraItems,
+        resultItems(result),
       );
       if (noted) return result;
       trace.resetLog(); // the lead was deleted in the meantime: a new lead is created instead
@@ -172,17 +163,26 @@ async function acceptSubmission(
     trace.leadId = leadId;
     trace.created = true;
     trace.duplicateOf = flagged?.id ?? null;
-    // The id is chosen here, so the completed replay records and the log entry join the lead's transaction.
-    const extraItems = [...completedReplayItems(records, claimId, claimedAt, { status: 200, body }), trace.takeLogItem(200)!].map((Item) => ({
-      Put: { TableName: getTableName(), Item },
-    }));
-    await createIntakeLead(context, endpoint, input, flagged, leadId, extraItems);
+    await createIntakeLead(context, endpoint, input, flagged, leadId, resultItems({ status: 200, body }));
     return { status: 200, body };
   } catch (error) {
     trace.resetLog(); // nothing of the failed write was saved, the log entry included
-    await releaseReplay(records, claimId);
+    if (error instanceof TransactionConditionFailed) {
+      // An identical request's transaction committed first: its records are there now.
+      const settled = replayStateOf(records, await batchGetAll(records, { consistentRead: true }));
+      if (settled.kind !== 'new') return answerReplay(settled, trace);
+    }
     throw error;
   }
+}
+
+function answerReplay(replay: Exclude<ReplayState, { kind: 'new' }>, trace: RequestTrace): IntakeResult {
+  if (replay.kind === 'processing') throw rejections.inProgress();
+  trace.outcome = 'replayed';
+  trace.leadId = typeof replay.result.body.lead_id === 'string' ? replay.result.body.lead_id : null;
+  trace.created = false;
+  trace.duplicateOf = null;
+  return { ...replay.result, headers: { 'Idempotent-Replayed': 'true' } };
 }
 
 /**

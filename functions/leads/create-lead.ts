@@ -9,6 +9,7 @@ import { getTableName } from '../../shared/storage/dynamo-client';
 import { keys } from '../../shared/storage/keys';
 import { transactWrite, type TransactItem } from '../../shared/storage/transactions';
 import type { WriteContext } from '../../shared/write-context';
+import { newestLeadMarkers } from './lead-contact-markers';
 import { assertSourceBelongsToOrganization } from './lead-source-reference';
 import { leadToItem, statusCounter, TOTAL_COUNTER } from './lead.repository';
 import type { CreateLeadInput, Lead } from './lead.schema';
@@ -122,6 +123,7 @@ export async function createLead(context: WriteContext, input: CreateLeadInput, 
         now,
       ),
     ),
+    ...newestLeadMarkers(lead),
     ...(options.extraItems ?? []),
   ];
   if (context.audit) items.push(context.audit.entry(lead.id, 201));

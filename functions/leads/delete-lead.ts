@@ -6,6 +6,7 @@ import { TransactionConditionFailed, transactWrite, type TransactItem } from '..
 import type { WriteContext } from '../../shared/write-context';
 import { unlinkTasksOf } from '../tasks/task-links';
 import { counterUpdate } from './create-lead';
+import { changedContactMarkers } from './lead-contact-markers';
 import { deleteItems, getLead, leadCollectionRowKeys, statusCounter, TOTAL_COUNTER } from './lead.repository';
 
 /** DELETE /leads/{id}: permanent; the lead, its counters and then its history rows go. */
@@ -27,6 +28,7 @@ export async function deleteLead(context: WriteContext, leadId: string): Promise
       },
     },
     counterUpdate(context.organizationId, { [TOTAL_COUNTER]: -1, [statusCounter(lead.status)]: -1 }),
+    ...changedContactMarkers(context.organizationId, lead),
   ];
   if (context.audit) items.push(context.audit.entry(leadId, 200));
   try {

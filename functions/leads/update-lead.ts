@@ -9,6 +9,7 @@ import type { WriteContext } from '../../shared/write-context';
 import { counterUpdate, leadStatusChecked, sameValue } from './create-lead';
 import { newestFileIdOfLead } from './lead-conversion';
 import { assertSourceBelongsToOrganization } from './lead-source-reference';
+import { changedContactMarkers } from './lead-contact-markers';
 import { getLeadWithOrganization, leadToItem, statusCounter } from './lead.repository';
 import { LEAD_WRITABLE_FIELDS, type Lead, type UpdateLeadInput } from './lead.schema';
 
@@ -110,6 +111,7 @@ export async function updateLead(
         },
       });
     }
+    items.push(...changedContactMarkers(context.organizationId, lead, updated));
     if (context.audit) items.push(context.audit.entry(lead.id, 200));
     try {
       await transactWrite(items);

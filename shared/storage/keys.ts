@@ -40,6 +40,14 @@ export const keys = {
   leadsWithStatus: (organizationId: string, status: string) => `ORG#${organizationId}#LEADS#STATUS#${status}`,
   leadsByPhone: (organizationId: string, phoneE164: string) => `ORG#${organizationId}#LEADPHONE#${phoneE164}`,
   leadsByEmail: (organizationId: string, emailLower: string) => `ORG#${organizationId}#LEADEMAIL#${emailLower}`,
+  /**
+   * The newest lead with a normalized phone or email (intake's duplicate lookup by key): its own
+   * partition, named like the duplicate index's partition for that contact.
+   */
+  leadContactMarker: (organizationId: string, kind: 'phone' | 'email', value: string): ItemKey => ({
+    pk: kind === 'phone' ? keys.leadsByPhone(organizationId, value) : keys.leadsByEmail(organizationId, value),
+    sk: 'NEWEST_LEAD',
+  }),
   leadIndexes: (
     organizationId: string,
     lead: { id: string; created_at: string; status: string; phone_e164?: string | null; email_lower?: string | null },

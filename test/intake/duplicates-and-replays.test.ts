@@ -42,6 +42,32 @@ describe('spec §4 duplicate handling', () => {
     expect(response.body.duplicate_of).toEqual({ id: viaApi.body.id, lead_number: viaApi.body.lead_number });
   });
 
+  test('spec §4 flag after edits and deletes: the newest lead that still has the phone or email is matched, none when none has', async () => {
+    const own = await runtime.organization();
+    const intake = await createIntake(runtime, own.organizationId);
+    const phone = uniquePhone();
+    const email = uniqueEmail();
+    const create = async (body: Record<string, unknown>) => (await runtime.request('POST', '/leads', { key: own.apiKey, body })).body;
+    const older = await create({ first_name: 'Older', phone });
+    const newer = await create({ first_name: 'Newer', phone, email });
+    // The newest lead with the phone moves to another number: the older one is the match again.
+    const otherPhone = uniquePhone();
+    expect((await runtime.request('PATCH', `/leads/${newer.id}`, { key: own.apiKey, body: { phone: otherPhone } })).status).toBe(200);
+    expect((await postIntake(runtime, intake.token, { name: 'By phone', phone })).body.duplicate_of).toEqual({ id: older.id, lead_number: older.lead_number });
+    // ...and it is found under its new number, which no lead had before.
+    const byNewPhone = await postIntake(runtime, intake.token, { name: 'By new phone', phone: otherPhone });
+    expect(byNewPhone.body.duplicate_of).toEqual({ id: newer.id, lead_number: newer.lead_number });
+    // Deleted leads are never matched: with every lead of that email gone, the next one is unmarked.
+    expect((await runtime.request('DELETE', `/leads/${newer.id}`, { key: own.apiKey })).status).toBe(200);
+    const byEmail = await postIntake(runtime, intake.token, { name: 'By email', email });
+    expect(byEmail.body).toEqual({ ok: true, lead_id: expect.any(String), created: true });
+    expect((await readLead(runtime, own, byEmail.body.lead_id)).possible_duplicate_of).toBeNull();
+    // The lead created by intake is now the newest with the new phone (the deleted one was).
+    const again = await postIntake(runtime, intake.token, { name: 'Again', phone: otherPhone });
+    expect(again.body.duplicate_of).toEqual({ id: byNewPhone.body.lead_id, lead_number: expect.any(String) });
+    expect(again.body.duplicate_of.lead_number).toBe((await readLead(runtime, own, byNewPhone.body.lead_id)).lead_number);
+  });
+
   test('spec §4 reuse: no new lead; the existing lead is returned with created: false and the inquiry noted on it', async () => {
     const intake = await createIntake(runtime, tenant.organizationId, '--name', 'Refinance page', '--duplicate-mode', 'reuse');
     const phone = uniquePhone();

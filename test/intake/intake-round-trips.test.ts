@@ -3,14 +3,14 @@ import { createIntake, postIntake, uniqueEmail, uniquePhone, type IntakeEndpoint
 
 /**
  * DynamoDB round trips per intake request. The event pipeline is off so that no background poller
- * shares the counter. What one accepted lead costs (spec §4 duplicate mode `flag`, phone only):
- *   1 UpdateItem   token lookup + rate window (spec §5/§8)
- *   1 PutItem      replay claim        } in parallel
- *   1 Query        duplicate by phone  }
- *   1 UpdateItem   next lead number (createLead)
- *   1 Transact     lead, counters, timeline, admin notifications, completed replay record and
- *                  request log entry (createLead)
- * An email adds one Query (in parallel), a configured assignee one GetItem (in parallel).
+ * shares the counter. What one accepted lead costs (spec §4 duplicate mode `flag`):
+ *   1 UpdateItem     token lookup + rate window (spec §5/§8)
+ *   1 BatchGetItem   replay records and the phone and email duplicate markers
+ *   1 UpdateItem     next lead number (createLead)
+ *   1 Transact       lead, counters, timeline, admin notifications, contact markers, completed
+ *                    replay records and request log entry (createLead)
+ * A configured assignee adds one GetItem (in parallel with the lead number); a duplicate marker
+ * left unknown by an edit or a delete one Query of the phone or email index.
  */
 let runtime: TestRuntime;
 let tenant: Tenant;
@@ -24,12 +24,12 @@ afterAll(async () => {
 });
 
 export const INTAKE_ROUND_TRIP_BUDGET = {
-  'accepted, phone only (flag)': 5,
-  'accepted, phone and email (flag)': 6,
+  'accepted, phone only (flag)': 4,
+  'accepted, phone and email (flag)': 4,
   'accepted, duplicate mode none': 4,
-  'accepted, endpoint with an assignee': 6,
-  'reused (duplicate mode reuse)': 5,
-  'replayed': 4,
+  'accepted, endpoint with an assignee': 5,
+  'reused (duplicate mode reuse)': 4,
+  'replayed': 3,
   'rejected (400 no contact)': 2,
   'honeypot (discarded)': 2,
   'unknown token (404)': 1,
