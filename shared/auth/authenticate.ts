@@ -43,6 +43,43 @@ interface StoredKey {
   rate_count?: number;
 }
 
+/** What never changes about a key: its organization, user and permissions. */
+export type KeyIdentity = Pick<AuthContext, 'keyId' | 'organizationId' | 'userId' | 'permissions'>;
+
+/**
+ * Identities of keys this process has authenticated, by key hash, so an API read can start
+ * alongside the request's authentication (`api-handler.ts`). Only a hint: every request is still
+ * authenticated, and a read started for an identity that authentication does not confirm is
+ * thrown away unanswered. A key that fails authentication is forgotten.
+ */
+const knownIdentities = new Map<string, KeyIdentity>();
+const KNOWN_IDENTITIES_LIMIT = 1000;
+
+function wellFormedKeyHash(headerValue: string | undefined): string | undefined {
+  if (headerValue === undefined || headerValue.trim() === '' || /\s/.test(headerValue.trim()) || /[\r\n]/.test(headerValue)) return undefined;
+  return hashSecret(headerValue.trim());
+}
+
+export function knownIdentity(headerValue: string | undefined): KeyIdentity | undefined {
+  const hash = wellFormedKeyHash(headerValue);
+  return hash ? knownIdentities.get(hash) : undefined;
+}
+
+export function sameIdentity(identity: KeyIdentity, auth: AuthContext): boolean {
+  return (
+    identity.keyId === auth.keyId &&
+    identity.organizationId === auth.organizationId &&
+    identity.userId === auth.userId &&
+    identity.permissions.length === auth.permissions.length &&
+    identity.permissions.every((permission, index) => permission === auth.permissions[index])
+  );
+}
+
+function remember(hash: string, auth: AuthContext): void {
+  if (knownIdentities.size >= KNOWN_IDENTITIES_LIMIT && !knownIdentities.has(hash)) knownIdentities.clear();
+  knownIdentities.set(hash, { keyId: auth.keyId, organizationId: auth.organizationId, userId: auth.userId, permissions: auth.permissions });
+}
+
 /**
  * Checks `x-api-key` and counts the request in the key's rate window with one conditional
  * UpdateItem (a second one only when a new window opens). Spec §5 failures and §8 rate limit.
@@ -54,18 +91,19 @@ export async function authenticateApiKey(headerValue: string | undefined, now = 
   if (/\s/.test(headerValue.trim()) || /[\r\n]/.test(headerValue)) {
     throw unauthorized('malformed_api_key', 'The API key must not contain spaces or line breaks');
   }
-  const key = keys.apiKey(hashSecret(headerValue.trim()));
+  const hash = hashSecret(headerValue.trim());
+  const key = keys.apiKey(hash);
   let stored: StoredKey | undefined;
   try {
     stored = (await countInFixedWindow(key, RATE_WINDOW_MS, now)) as StoredKey | undefined;
-    if (stored === undefined) return invalidKey();
+    if (stored === undefined) return invalidKey(hash);
   } catch (error) {
     if (error instanceof ApiError) throw error;
     throw authServiceError();
   }
 
-  if (stored.revoked) return invalidKey();
-  if (stored.key_expires_at && Date.parse(stored.key_expires_at) <= now) return invalidKey();
+  if (stored.revoked) return invalidKey(hash);
+  if (stored.key_expires_at && Date.parse(stored.key_expires_at) <= now) return invalidKey(hash);
 
   const count = stored.rate_count ?? 0;
   const opensAt = (stored.rate_window_start ?? now) + RATE_WINDOW_MS;
@@ -78,7 +116,7 @@ export async function authenticateApiKey(headerValue: string | undefined, now = 
       extra: { retry_after: new Date(opensAt).toISOString() },
     });
   }
-  return {
+  const auth: AuthContext = {
     keyId: stored.key_id,
     organizationId: stored.organization_id,
     userId: stored.user_id,
@@ -86,8 +124,11 @@ export async function authenticateApiKey(headerValue: string | undefined, now = 
     subscriptionActive: stored.subscription_status === 'active',
     rateLimit,
   };
+  remember(hash, auth);
+  return auth;
 }
 
-function invalidKey(): never {
+function invalidKey(hash: string): never {
+  knownIdentities.delete(hash);
   throw unauthorized('invalid_api_key', 'The API key does not exist, was revoked or has expired');
 }

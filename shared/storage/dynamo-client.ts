@@ -1,10 +1,12 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { configGeneration, getConfig } from '../config';
+import { assertWritable } from './read-only-scope';
 
 /**
  * One DocumentClient per process. Every command sent through it is counted, so tests can assert
- * the number of DynamoDB round trips an operation costs.
+ * the number of DynamoDB round trips an operation costs; writes are refused inside a read-only
+ * scope (`read-only-scope.ts`).
  */
 let documentClient: DynamoDBDocumentClient | undefined;
 let builtForGeneration = -1;
@@ -22,7 +24,8 @@ export function getDocumentClient(): DynamoDBDocumentClient {
       maxAttempts: 3,
     });
     client.middlewareStack.add(
-      (next) => async (args) => {
+      (next, context) => async (args) => {
+        assertWritable(context.commandName ?? '');
         roundTrips += 1;
         return next(args);
       },
