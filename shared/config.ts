@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import { en } from 'zod/locales';
+import * as z from 'zod/mini';
 
 /**
  * The only place that reads process.env. The configuration is parsed and validated once, when
@@ -6,49 +7,60 @@ import * as z from 'zod';
  * In Lambda every value the deployment must provide is required; locally the documented
  * defaults apply. The local runtime and tests replace it through one call, `configureService`;
  * the clients built from it (DynamoDB, SQS, scheduler) notice the change by its generation.
+ *
+ * Written with zod/mini, whose functions are bundled only where used: every function loads this
+ * module, and the fallback (JSON 404s, the OpenAPI document) validates nothing else, so classic
+ * zod's schemas, with all their methods, would be most of its bundle. zod/mini registers no
+ * locale; the English messages classic zod registers with its first schema are registered here
+ * the same way, so a bad value is reported alike in every function.
  */
-const integerList = z
-  .string()
-  .transform((text) => text.split(',').map((part) => Number(part.trim())))
-  .pipe(z.array(z.number().int().nonnegative()).length(7));
+if (!z.config().localeError) z.config(en());
 
-const flag = z
-  .enum(['0', '1', 'true', 'false', ''])
-  .optional()
-  .transform((value) => value === '1' || value === 'true');
+const integerList = z.pipe(
+  z.pipe(
+    z.string(),
+    z.transform((text: string) => text.split(',').map((part) => Number(part.trim()))),
+  ),
+  z.array(z.number().check(z.int(), z.nonnegative())).check(z.length(7)),
+);
 
-const port = z.coerce.number().int().min(0).max(65535);
+const flag = z.pipe(
+  z.optional(z.enum(['0', '1', 'true', 'false', ''])),
+  z.transform((value) => value === '1' || value === 'true'),
+);
+
+const port = z.coerce.number().check(z.int(), z.gte(0), z.lte(65535));
 
 const baseSchema = z.object({
-  TABLE_NAME: z.string().min(1).default('mortgage-service'),
-  AWS_REGION: z.string().min(1).default('us-east-1'),
-  DYNAMODB_ENDPOINT: z.url().optional(),
-  DELIVERY_QUEUE_URL: z.string().optional(),
-  SQS_ENDPOINT: z.url().optional(),
-  SCHEDULER_GROUP_NAME: z.string().optional(),
-  SCHEDULER_ROLE_ARN: z.string().optional(),
-  SCHEDULER_TARGET_ARN: z.string().optional(),
-  SCHEDULER_MODE: z.enum(['aws', 'local']).default('aws'),
+  TABLE_NAME: z._default(z.string().check(z.minLength(1)), 'mortgage-service'),
+  AWS_REGION: z._default(z.string().check(z.minLength(1)), 'us-east-1'),
+  DYNAMODB_ENDPOINT: z.optional(z.url()),
+  DELIVERY_QUEUE_URL: z.optional(z.string()),
+  SQS_ENDPOINT: z.optional(z.url()),
+  SCHEDULER_GROUP_NAME: z.optional(z.string()),
+  SCHEDULER_ROLE_ARN: z.optional(z.string()),
+  SCHEDULER_TARGET_ARN: z.optional(z.string()),
+  SCHEDULER_MODE: z._default(z.enum(['aws', 'local']), 'aws'),
   /** File reminders in AWS: their one-time schedules' group, the role Scheduler assumes, the scheduler-target function. */
-  REMINDER_SCHEDULE_GROUP: z.string().optional(),
-  REMINDER_SCHEDULER_ROLE_ARN: z.string().optional(),
-  REMINDER_TARGET_ARN: z.string().optional(),
+  REMINDER_SCHEDULE_GROUP: z.optional(z.string()),
+  REMINDER_SCHEDULER_ROLE_ARN: z.optional(z.string()),
+  REMINDER_TARGET_ARN: z.optional(z.string()),
   WEBHOOKS_ALLOW_INSECURE: flag,
-  WEBHOOK_RETRY_SCHEDULE: integerList.default([60, 300, 1800, 7200, 21600, 43200, 86400]),
-  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(10000),
-  PUBLIC_BASE_URL: z.string().optional(),
-  INTAKE_DIRECT_URL: z.string().optional(),
+  WEBHOOK_RETRY_SCHEDULE: z._default(integerList, [60, 300, 1800, 7200, 21600, 43200, 86400]),
+  WEBHOOK_TIMEOUT_MS: z._default(z.coerce.number().check(z.int(), z.positive()), 10000),
+  PUBLIC_BASE_URL: z.optional(z.string()),
+  INTAKE_DIRECT_URL: z.optional(z.string()),
   /** Local addresses the admin command line prints for intake endpoints (contract: PORT, INTAKE_DIRECT_PORT). */
-  PORT: port.default(3000),
-  INTAKE_DIRECT_PORT: port.default(3001),
-  LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']).default('INFO'),
+  PORT: z._default(port, 3000),
+  INTAKE_DIRECT_PORT: z._default(port, 3001),
+  LOG_LEVEL: z._default(z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']), 'INFO'),
 });
 
 /** In Lambda nothing is defaulted that the deployment must set: a missing table name fails the start. */
-const lambdaSchema = baseSchema.extend({
-  TABLE_NAME: z.string({ error: 'is required in Lambda' }).min(1, 'is required in Lambda'),
-  AWS_REGION: z.string({ error: 'is required in Lambda' }).min(1),
-  WEBHOOKS_ALLOW_INSECURE: flag.refine((value) => !value, 'is a local-only switch and must not be set in Lambda'),
+const lambdaSchema = z.extend(baseSchema, {
+  TABLE_NAME: z.string({ error: 'is required in Lambda' }).check(z.minLength(1, 'is required in Lambda')),
+  AWS_REGION: z.string({ error: 'is required in Lambda' }).check(z.minLength(1)),
+  WEBHOOKS_ALLOW_INSECURE: flag.check(z.refine((value) => !value, 'is a local-only switch and must not be set in Lambda')),
 });
 
 export type ServiceConfig = z.infer<typeof baseSchema>;

@@ -1,6 +1,7 @@
 import { recordNotFound } from '../../shared/http/errors';
 import { defineOperation, partialUpdateOperations, type Operation } from '../../shared/http/operation';
-import { created, deleted, deleteResultSchema, list, ok } from '../../shared/http/response';
+import { created, deleted, list, ok } from '../../shared/http/response';
+import { deleteResultSchema } from '../../shared/http/response-schemas';
 import { getOrganization } from '../../shared/organizations/organization.repository';
 import { activeStatuses } from '../../shared/organizations/system-statuses';
 import type { WriteContext } from '../../shared/write-context';

@@ -1,7 +1,8 @@
 import { recordNotFound } from '../../shared/http/errors';
 import { parsePaging } from '../../shared/http/list-query';
 import { defineOperation, partialUpdateOperations, type Operation } from '../../shared/http/operation';
-import { created, deleted, deleteResultSchema, list, ok } from '../../shared/http/response';
+import { created, deleted, list, ok } from '../../shared/http/response';
+import { deleteResultSchema } from '../../shared/http/response-schemas';
 import { listEndpointDeliveries } from '../../shared/webhooks/webhook-delivery.repository';
 import { getEndpoint, listEndpoints } from '../../shared/webhooks/webhook-endpoint.repository';
 import { createWebhook } from './create-webhook';

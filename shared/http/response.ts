@@ -1,5 +1,4 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import * as z from 'zod';
 
 /** Headers every API response carries (spec §2 Caching, §5 CORS). */
 export const COMMON_HEADERS: Record<string, string> = {
@@ -20,8 +19,6 @@ export interface HttpResult {
 export const ok = (body: unknown): HttpResult => ({ statusCode: 200, body });
 export const created = (body: unknown): HttpResult => ({ statusCode: 201, body });
 export const deleted = (message: string): HttpResult => ({ statusCode: 200, body: { success: true, message } });
-/** The body of every delete (spec §4 common response shapes). */
-export const deleteResultSchema = z.object({ success: z.boolean(), message: z.string() }).meta({ id: 'DeleteResult' });
 export const list = <T>(data: T[], count: number): HttpResult => ({ statusCode: 200, body: { data, count } });
 
 export function toApiGatewayResult(result: HttpResult): APIGatewayProxyStructuredResultV2 {

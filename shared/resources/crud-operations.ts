@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { defineOperation, partialUpdateOperations, type Operation, type OperationInput } from '../http/operation';
-import { created, deleted, deleteResultSchema, list, ok } from '../http/response';
+import { created, deleted, list, ok } from '../http/response';
+import { deleteResultSchema } from '../http/response-schemas';
 import type { WriteContext } from '../write-context';
 import type { EntityDefinition, StoredRecord } from './entity';
 import { createRecord, deleteRecord, listRecords, requireRecord, updateRecord } from './entity.repository';
