@@ -90,6 +90,14 @@ function segments(path: string): string[] {
   return path.split('/').filter((segment) => segment.length > 0);
 }
 
+/** Templates are few and fixed: each is split once per process, not on every request. */
+const templateSegments = new Map<string, string[]>();
+function segmentsOfTemplate(template: string): string[] {
+  let parts = templateSegments.get(template);
+  if (!parts) templateSegments.set(template, (parts = segments(template)));
+  return parts;
+}
+
 /**
  * Matches a concrete path against templates. Literal segments win over parameters, as in API
  * Gateway (`/leads/statuses` before `/leads/{id}`).
@@ -98,7 +106,7 @@ export function matchPath(templates: string[], rawPath: string): PathMatch | und
   const actual = segments(rawPath);
   let best: { match: PathMatch; literals: number } | undefined;
   for (const template of templates) {
-    const parts = segments(template);
+    const parts = segmentsOfTemplate(template);
     if (parts.length !== actual.length) continue;
     const params: Record<string, string> = {};
     let literals = 0;

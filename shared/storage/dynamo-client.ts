@@ -23,6 +23,9 @@ export function getDocumentClient(): DynamoDBDocumentClient {
       ...(endpoint ? { endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
       maxAttempts: 3,
     });
+    // The SDK's logger middleware builds redacted copies of every input and output for its logger,
+    // a no-op here, on every call: a measurable share of a request's CPU. Nothing reads them.
+    client.middlewareStack.remove('loggerMiddleware');
     client.middlewareStack.add(
       (next, context) => async (args) => {
         assertWritable(context.commandName ?? '');
