@@ -12,7 +12,7 @@ import { newId } from '../../shared/ids';
 import { getDocumentClient, getTableName } from '../../shared/storage/dynamo-client';
 import { keys } from '../../shared/storage/keys';
 import { freePort } from '../support/free-port';
-import { admin, measure, report } from './bench-support';
+import { admin, measure, percentile, report } from './bench-support';
 
 const LEADS = Number(process.env.BENCH_LEADS ?? 10_000);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 600);
@@ -89,6 +89,8 @@ async function main() {
     const search = await measure(`GET /leads?search= (${LEADS} leads)`, searches, CONCURRENCY, (index) => call('GET', `/leads?search=person${(index * 31) % LEADS}@`));
     const list = await measure('GET /leads (first page)', searches, CONCURRENCY, () => call('GET', '/leads?limit=50'));
     for (const measurement of [raw, getById, create, search, list]) console.log(report(measurement));
+    const p50 = (measurement: typeof raw) => percentile([...measurement.latenciesMs].sort((a, b) => a - b), 0.5);
+    console.log(`GET /leads/{id} p50 = ${(p50(getById) / p50(raw)).toFixed(2)} × raw GetItem p50 (target ≤ 2.5)`);
   } finally {
     await runtime.stop();
   }
