@@ -145,7 +145,8 @@ async function invoke(event: APIGatewayProxyEventV2, auth: AuthContext): Promise
     query,
     params: state.params,
     auth,
-    audit: state.audit ?? new WriteAudit(auth.organizationId, auth.keyId, `${state.method} ${operation.path}`),
+    // A read started alongside authentication has no audit yet; a GET never records one.
+    audit: state.audit ?? (auth ? new WriteAudit(auth.organizationId, auth.keyId, `${state.method} ${operation.path}`) : state.audit!),
     ifMatch,
     event,
   });
