@@ -1,4 +1,5 @@
-import { useTestRuntime, type TestRuntime } from '../support/test-runtime';
+import { fileFixtures, MISSING_ID, type Tenant } from '../support/file-fixtures';
+import { useTestRuntime } from '../support/test-runtime';
 
 /**
  * A file's charges (resources.md §9.10) and payments (§9.11) over real HTTP: validation, the
@@ -6,15 +7,9 @@ import { useTestRuntime, type TestRuntime } from '../support/test-runtime';
  * exact sums, cancelled charges, the due-date fields, the delete guard and the timeline rows.
  */
 const runtime = useTestRuntime({ events: false });
+const { newFile } = fileFixtures(runtime);
 
-type Tenant = Awaited<ReturnType<TestRuntime['organization']>>;
-const MISSING_ID = '00000000-0000-4000-8000-000000000000';
 
-async function newFile(tenant: Tenant, body: Record<string, unknown> = {}): Promise<any> {
-  const response = await runtime.request('POST', '/mortgage-files', { key: tenant.apiKey, body });
-  expect(response.status).toBe(201);
-  return response.body;
-}
 const charges = (fileId: string) => `/mortgage-files/${fileId}/charges`;
 const payments = (fileId: string) => `/mortgage-files/${fileId}/payments`;
 

@@ -1,7 +1,8 @@
 import { DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { getDocumentClient } from '../../shared/storage/dynamo-client';
 import { entityKeys, keys } from '../../shared/storage/keys';
-import { useTestRuntime, type TestRuntime } from '../support/test-runtime';
+import { fileFixtures, MISSING_ID, type Tenant } from '../support/file-fixtures';
+import { useTestRuntime } from '../support/test-runtime';
 
 /**
  * A file's contacts (resources.md §9.4) over real HTTP: the role's default, one link per (contact,
@@ -9,15 +10,9 @@ import { useTestRuntime, type TestRuntime } from '../support/test-runtime';
  * answers, references, filters, and what a contact's delete does to its links.
  */
 const runtime = useTestRuntime({ events: false });
+const { newFile } = fileFixtures(runtime);
 
-type Tenant = Awaited<ReturnType<TestRuntime['organization']>>;
-const MISSING_ID = '00000000-0000-4000-8000-000000000000';
 
-async function newFile(tenant: Tenant): Promise<any> {
-  const response = await runtime.request('POST', '/mortgage-files', { key: tenant.apiKey, body: {} });
-  expect(response.status).toBe(201);
-  return response.body;
-}
 async function newContact(tenant: Tenant, body: Record<string, unknown> = { type: 'banker', first_name: 'Avi', company_name: 'Bank Leumi' }): Promise<any> {
   const response = await runtime.request('POST', '/contacts', { key: tenant.apiKey, body });
   expect(response.status).toBe(201);

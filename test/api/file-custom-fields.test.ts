@@ -1,7 +1,8 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { getDocumentClient } from '../../shared/storage/dynamo-client';
 import { keys } from '../../shared/storage/keys';
-import { useTestRuntime, type TestRuntime } from '../support/test-runtime';
+import { fileFixtures, MISSING_ID, type Tenant } from '../support/file-fixtures';
+import { useTestRuntime } from '../support/test-runtime';
 
 /**
  * A file's custom-field values (resources.md §9.5) over real HTTP: the organization's active
@@ -9,15 +10,9 @@ import { useTestRuntime, type TestRuntime } from '../support/test-runtime';
  * inactive fields, the file's `custom_fields` and ETag, If-Match, 405, isolation and permissions.
  */
 const runtime = useTestRuntime({ events: false });
+const { newFile } = fileFixtures(runtime);
 
-type Tenant = Awaited<ReturnType<TestRuntime['organization']>>;
-const MISSING_ID = '00000000-0000-4000-8000-000000000000';
 
-async function newFile(tenant: Tenant): Promise<any> {
-  const response = await runtime.request('POST', '/mortgage-files', { key: tenant.apiKey, body: {} });
-  expect(response.status).toBe(201);
-  return response.body;
-}
 const fields = (fileId: string) => `/mortgage-files/${fileId}/custom-fields`;
 
 /** text, number, date, boolean and select fields, created in that order. */

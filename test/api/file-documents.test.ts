@@ -2,7 +2,8 @@ import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { newId } from '../../shared/ids';
 import { getDocumentClient } from '../../shared/storage/dynamo-client';
 import { keys } from '../../shared/storage/keys';
-import { useTestRuntime, type TestRuntime } from '../support/test-runtime';
+import { fileFixtures, MISSING_ID, type Tenant } from '../support/file-fixtures';
+import { useTestRuntime } from '../support/test-runtime';
 
 /**
  * A file's required documents (resources.md §9.8), document statuses (§9.9) and the read-only
@@ -10,21 +11,14 @@ import { useTestRuntime, type TestRuntime } from '../support/test-runtime';
  * organization.
  */
 const runtime = useTestRuntime({ events: false });
+const { newFile: createFile } = fileFixtures(runtime);
 
-type Tenant = Awaited<ReturnType<TestRuntime['organization']>>;
 type Body = Record<string, any>;
 
-const MISSING_ID = '00000000-0000-4000-8000-000000000000';
 const FILE_KEYS = ['appraisal_report', 'loan_approval', 'property_contract'];
 const BORROWER_KEYS = ['bank_statements_3_months', 'id_card', 'payslips_3_months'];
 
 const call = (tenant: Tenant, method: string, path: string, body?: unknown, headers?: Record<string, string>) => runtime.request(method, path, { key: tenant.apiKey, body, headers });
-
-async function createFile(tenant: Tenant, body: Body = {}): Promise<Body> {
-  const response = await call(tenant, 'POST', '/mortgage-files', body);
-  expect(response.status).toBe(201);
-  return response.body;
-}
 
 const withBorrower = { borrowers: [{ first_name: 'Dana', last_name: 'Cohen' }] };
 const statuses = (fileId: string) => `/mortgage-files/${fileId}/document-statuses`;

@@ -1,7 +1,8 @@
 import { randomInt } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { getDocumentClient } from '../../shared/storage/dynamo-client';
-import { useTestRuntime, type TestRuntime } from '../support/test-runtime';
+import { fileFixtures, type Tenant } from '../support/file-fixtures';
+import { useTestRuntime } from '../support/test-runtime';
 
 /**
  * A file's calculator mixes (resources.md §9.13) and analyses (§9.14) over real HTTP: the mix shape
@@ -9,17 +10,11 @@ import { useTestRuntime, type TestRuntime } from '../support/test-runtime';
  * 413 or 500) and its gzipped storage. Each test uses its own organization.
  */
 const runtime = useTestRuntime({ events: false });
+const { newFile: createFile } = fileFixtures(runtime);
 
-type Tenant = Awaited<ReturnType<TestRuntime['organization']>>;
 type Body = Record<string, any>;
 
 const call = (tenant: Tenant, method: string, path: string, body?: unknown) => runtime.request(method, path, { key: tenant.apiKey, body });
-
-async function createFile(tenant: Tenant): Promise<Body> {
-  const response = await call(tenant, 'POST', '/mortgage-files', {});
-  expect(response.status).toBe(201);
-  return response.body;
-}
 
 async function rows(tenant: Tenant, fileId: string, type: string): Promise<Body[]> {
   const result = await getDocumentClient().send(

@@ -1,4 +1,5 @@
-import { useTestRuntime, type TestRuntime } from '../support/test-runtime';
+import { fileFixtures, MISSING_ID, type Tenant } from '../support/file-fixtures';
+import { useTestRuntime } from '../support/test-runtime';
 
 /**
  * A file's notes (resources.md §9.1) and timeline (§9.6) over real HTTP: defaults, booleans only,
@@ -6,24 +7,13 @@ import { useTestRuntime, type TestRuntime } from '../support/test-runtime';
  * writes append in their own transaction.
  */
 const runtime = useTestRuntime({ events: false });
+const { newFile, colleague } = fileFixtures(runtime);
 
-type Tenant = Awaited<ReturnType<TestRuntime['organization']>>;
-const MISSING_ID = '00000000-0000-4000-8000-000000000000';
 
-async function newFile(tenant: Tenant, body: Record<string, unknown> = {}): Promise<any> {
-  const response = await runtime.request('POST', '/mortgage-files', { key: tenant.apiKey, body });
-  expect(response.status).toBe(201);
-  return response.body;
-}
 const notes = (tenant: Tenant, fileId: string) => `/mortgage-files/${fileId}/notes`;
 const postNote = (tenant: Tenant, fileId: string, body: unknown, key = tenant.apiKey) => runtime.request('POST', notes(tenant, fileId), { key, body });
 
-/** A second user of the tenant's organization with a key of its own. */
-async function colleague(tenant: Tenant, permissions = 'mortgage-files:read,mortgage-files:write,mortgage-files:delete'): Promise<{ userId: string; apiKey: string }> {
-  const { user_id } = await runtime.admin('user', 'create', '--org', tenant.organizationId, '--name', 'Colleague', '--email', `c-${Date.now()}-${Math.random()}@example.com`);
-  const { api_key } = await runtime.admin('key', 'create', '--org', tenant.organizationId, '--user', user_id, '--permissions', permissions);
-  return { userId: user_id, apiKey: api_key };
-}
+const FILE_WRITER = 'mortgage-files:read,mortgage-files:write,mortgage-files:delete';
 
 describe('file notes', () => {
   test('create: defaults, created_by, ETag; the row appears in the list and adds note_added to the timeline', async () => {
@@ -87,7 +77,7 @@ describe('file notes', () => {
   test('lock: only the creator or an admin key changes, unlocks or deletes a locked note; others get 403 note_locked and nothing is written', async () => {
     const tenant = await runtime.organization();
     const file = await newFile(tenant);
-    const other = await colleague(tenant);
+    const other = await colleague(tenant, { permissions: FILE_WRITER });
     const locked = (await postNote(tenant, file.id, { content: 'Private', is_locked: true })).body;
     const item = `${notes(tenant, file.id)}/${locked.id}`;
     for (const [method, body] of [['PATCH', { content: 'changed' }], ['PUT', { is_locked: false }], ['DELETE', undefined]] as const) {
@@ -100,7 +90,7 @@ describe('file notes', () => {
 
     // The creator edits while locked; a mortgage-files:* key unlocks; then anyone may write and lock again.
     expect((await runtime.request('PATCH', item, { key: tenant.apiKey, body: { content: 'Edited' } })).body).toMatchObject({ content: 'Edited', is_locked: true });
-    const wildcard = await colleague(tenant, 'mortgage-files:*');
+    const wildcard = await colleague(tenant, { permissions: 'mortgage-files:*' });
     expect((await runtime.request('PATCH', item, { key: wildcard.apiKey, body: { is_locked: false } })).body).toMatchObject({ is_locked: false, updated_by: wildcard.userId });
     expect((await runtime.request('PATCH', item, { key: other.apiKey, body: { is_locked: true } })).body).toMatchObject({ is_locked: true });
     expect((await runtime.request('DELETE', item, { key: other.apiKey })).status).toBe(403);
@@ -140,9 +130,9 @@ describe('file notes', () => {
     expect((await runtime.request('GET', `${notes(tenant, otherFile.id)}/${note.id}`, { key: tenant.apiKey })).status).toBe(404);
     expect((await runtime.request('PATCH', `${notes(tenant, otherFile.id)}/${note.id}`, { key: tenant.apiKey, body: { content: 'x' } })).status).toBe(404);
     expect((await runtime.request('GET', `${notes(tenant, MISSING_ID)}`, { key: tenant.apiKey })).status).toBe(404);
-    const reader = await colleague(tenant, 'mortgage-files:read');
+    const reader = await colleague(tenant, { permissions: 'mortgage-files:read' });
     expect((await postNote(tenant, file.id, { content: 'x' }, reader.apiKey)).status).toBe(403);
-    const tasksOnly = await colleague(tenant, 'tasks:read,tasks:write');
+    const tasksOnly = await colleague(tenant, { permissions: 'tasks:read,tasks:write' });
     expect((await runtime.request('GET', notes(tenant, file.id), { key: tasksOnly.apiKey })).status).toBe(403);
     const wrongMethod = await runtime.request('POST', `${notes(tenant, file.id)}/${note.id}`, { key: tenant.apiKey, body: {} });
     expect(wrongMethod.status).toBe(405);

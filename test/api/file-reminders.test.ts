@@ -2,7 +2,8 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { hashSecret } from '../../shared/auth/api-key';
 import { getDocumentClient } from '../../shared/storage/dynamo-client';
 import { keys } from '../../shared/storage/keys';
-import { useTestRuntime, type TestRuntime } from '../support/test-runtime';
+import { fileFixtures, type Tenant } from '../support/file-fixtures';
+import { useTestRuntime } from '../support/test-runtime';
 
 /**
  * A file's reminders (resources.md §9.2) over real HTTP, with the local scheduler on: fields,
@@ -10,14 +11,9 @@ import { useTestRuntime, type TestRuntime } from '../support/test-runtime';
  * `remind_at`, exactly once per arming; cancelled and deleted reminders never fire.
  */
 const runtime = useTestRuntime({ events: false, reminders: true });
+const { newFile, colleague } = fileFixtures(runtime);
 
-type Tenant = Awaited<ReturnType<TestRuntime['organization']>>;
 
-async function newFile(tenant: Tenant, body: Record<string, unknown> = {}): Promise<any> {
-  const response = await runtime.request('POST', '/mortgage-files', { key: tenant.apiKey, body });
-  expect(response.status).toBe(201);
-  return response.body;
-}
 const reminders = (fileId: string) => `/mortgage-files/${fileId}/reminders`;
 const inSeconds = (seconds: number) => new Date(Date.now() + seconds * 1000).toISOString();
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -34,10 +30,6 @@ async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean
 const notificationsOf = async (userId: string) => (await runtime.admin<{ data: any[] }>('notifications', '--user', userId)).data.filter((row) => row.type === 'reminder');
 const sentRows = async (tenant: Tenant, fileId: string) => (await runtime.request('GET', `/mortgage-files/${fileId}/timeline?event_type=reminder_sent`, { key: tenant.apiKey })).body;
 
-async function colleague(tenant: Tenant): Promise<string> {
-  const { user_id } = await runtime.admin<{ user_id: string }>('user', 'create', '--org', tenant.organizationId, '--name', 'Colleague', '--email', `c-${Date.now()}-${Math.random()}@example.com`);
-  return user_id;
-}
 
 describe('file reminders: fields', () => {
   test('create: defaults (recipient the key’s user, channels ["in_app"], scheduled), ETag, unknown fields dropped; GET and list agree', async () => {
@@ -70,7 +62,7 @@ describe('file reminders: fields', () => {
     const tenant = await runtime.organization();
     const file = await newFile(tenant);
     const other = await runtime.organization();
-    const inactive = await colleague(tenant);
+    const inactive = (await colleague(tenant)).userId;
     await runtime.admin('user', 'deactivate', '--user', inactive);
     const base = { title: 'Follow up', remind_at: inSeconds(3600) };
     const refused: Array<[Record<string, unknown>, string]> = [
@@ -102,7 +94,7 @@ describe('file reminders: fields', () => {
     }
     expect((await runtime.request('GET', reminders(file.id), { key: tenant.apiKey })).body.count).toBe(0);
 
-    const created = await runtime.request('POST', reminders(file.id), { key: tenant.apiKey, body: { ...base, channels: ['sms', 'in_app'], recipient_user_id: await colleague(tenant) } });
+    const created = await runtime.request('POST', reminders(file.id), { key: tenant.apiKey, body: { ...base, channels: ['sms', 'in_app'], recipient_user_id: (await colleague(tenant)).userId } });
     expect(created.status).toBe(201);
     expect(created.body.channels).toEqual(['sms', 'in_app']);
     const path = `${reminders(file.id)}/${created.body.id}`;
@@ -129,7 +121,7 @@ describe('file reminders: fields', () => {
 
   test('a key without a user: the recipient defaults to the file’s assignee; neither → 400', async () => {
     const tenant = await runtime.organization();
-    const assignee = await colleague(tenant);
+    const assignee = (await colleague(tenant)).userId;
     const assigned = await newFile(tenant, { assigned_to: assignee });
     const unassigned = await newFile(tenant);
     // A key that acts for no user (an integration key stored without user_id).
@@ -163,7 +155,7 @@ describe('file reminders: firing (local scheduler)', () => {
   test('at remind_at (within 5 s): sent with sent_at, an in-app notification for the recipient, reminder_sent (actor null); exactly once', async () => {
     const tenant = await runtime.organization();
     const file = await newFile(tenant);
-    const recipient = await colleague(tenant);
+    const recipient = (await colleague(tenant)).userId;
     const remindAt = inSeconds(2);
     const created = (await runtime.request('POST', reminders(file.id), { key: tenant.apiKey, body: { title: 'Sign the offer', remind_at: remindAt, recipient_user_id: recipient } })).body;
     expect(created.status).toBe('scheduled');

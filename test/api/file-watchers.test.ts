@@ -1,7 +1,8 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { getDocumentClient } from '../../shared/storage/dynamo-client';
 import { keys } from '../../shared/storage/keys';
-import { useTestRuntime, type TestRuntime } from '../support/test-runtime';
+import { fileFixtures, MISSING_ID, type Tenant } from '../support/file-fixtures';
+import { useTestRuntime } from '../support/test-runtime';
 
 /**
  * A file's watchers (resources.md §9.3) over real HTTP: who may be a watcher (404 otherwise), the
@@ -9,15 +10,9 @@ import { useTestRuntime, type TestRuntime } from '../support/test-runtime';
  * user id, 405 with Allow, isolation, permissions, If-Match and the write log.
  */
 const runtime = useTestRuntime({ events: false });
+const { newFile, colleague } = fileFixtures(runtime);
 
-type Tenant = Awaited<ReturnType<TestRuntime['organization']>>;
-const MISSING_ID = '00000000-0000-4000-8000-000000000000';
 
-async function newFile(tenant: Tenant): Promise<any> {
-  const response = await runtime.request('POST', '/mortgage-files', { key: tenant.apiKey, body: {} });
-  expect(response.status).toBe(201);
-  return response.body;
-}
 async function writeLog(organizationId: string): Promise<Array<Record<string, unknown>>> {
   const day = new Date().toISOString().slice(0, 10);
   const result = await getDocumentClient().send(
@@ -28,17 +23,12 @@ async function writeLog(organizationId: string): Promise<Array<Record<string, un
 
 const watchers = (fileId: string) => `/mortgage-files/${fileId}/watchers`;
 
-async function colleague(tenant: Tenant, name = 'Colleague'): Promise<{ userId: string; email: string }> {
-  const email = `w-${Date.now()}-${Math.random().toString(36).slice(2)}@example.com`;
-  const { user_id } = await runtime.admin('user', 'create', '--org', tenant.organizationId, '--name', name, '--email', email);
-  return { userId: user_id, email };
-}
 
 describe('file watchers', () => {
   test('POST 201 with the user details and an ETag; watching again is 200 with the same row; the list has one row per user', async () => {
     const tenant = await runtime.organization();
     const file = await newFile(tenant);
-    const user = await colleague(tenant, 'Noa Watcher');
+    const user = await colleague(tenant, { name: 'Noa Watcher' });
     const created = await runtime.request('POST', watchers(file.id), { key: tenant.apiKey, body: { watcher_id: user.userId, unknown: 1 } });
     expect(created.status).toBe(201);
     expect(created.headers.get('etag')).toMatch(/^"/);

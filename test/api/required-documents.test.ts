@@ -1,6 +1,7 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { getDocumentClient } from '../../shared/storage/dynamo-client';
-import { failingOneCall, useTestRuntime, type TestRuntime } from '../support/test-runtime';
+import { fileFixtures, type Tenant } from '../support/file-fixtures';
+import { failingOneCall, useTestRuntime } from '../support/test-runtime';
 
 /**
  * A file's requirements (resources.md §9.8, §5 "Create", "Delete", §6 borrower POST and DELETE): one
@@ -9,8 +10,8 @@ import { failingOneCall, useTestRuntime, type TestRuntime } from '../support/tes
  * Query of the file's partition. Each test uses its own organization.
  */
 const runtime = useTestRuntime({ events: false });
+const { newFile: createFile } = fileFixtures(runtime);
 
-type Tenant = Awaited<ReturnType<TestRuntime['organization']>>;
 type Body = Record<string, any>;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -27,12 +28,6 @@ const SEEDED_LABELS: Record<string, string> = {
 };
 
 const call = (tenant: Tenant, method: string, path: string, body?: unknown) => runtime.request(method, path, { key: tenant.apiKey, body });
-
-async function createFile(tenant: Tenant, body: Body = {}): Promise<Body> {
-  const response = await call(tenant, 'POST', '/mortgage-files', body);
-  expect(response.status).toBe(201);
-  return response.body;
-}
 
 async function partition(tenant: Tenant, fileId: string): Promise<Body[]> {
   const result = await getDocumentClient().send(
