@@ -95,6 +95,27 @@ export function configGeneration(): number {
 }
 
 /**
+ * A value built from the configuration (a client, an adapter), built on first use and again after
+ * each `configureService`; `reset()` drops it (tests).
+ */
+export function perConfiguration<T>(build: (config: ServiceConfig) => T): { get(): T; reset(): void } {
+  let value: T | undefined;
+  let builtFor = -1;
+  return {
+    get() {
+      if (value === undefined || builtFor !== generation) {
+        builtFor = generation;
+        value = build(current);
+      }
+      return value;
+    },
+    reset() {
+      value = undefined;
+    },
+  };
+}
+
+/**
  * The local runtime's (and tests') one call: the process environment with these values on top,
  * validated like a cold start. Returns the configuration in force.
  */

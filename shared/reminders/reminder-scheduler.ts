@@ -7,8 +7,8 @@ import {
   UpdateScheduleCommand,
   type CreateScheduleCommandInput,
 } from '@aws-sdk/client-scheduler';
-import { configGeneration, getConfig } from '../config';
-import { atExpression } from '../webhooks/eventbridge-delivery-scheduler';
+import { perConfiguration } from '../config';
+import { oneTimeSchedule, type ScheduleTarget } from '../one-time-schedule';
 import { fireReminder, type ReminderTarget } from './fire-reminder';
 
 /**
@@ -28,13 +28,8 @@ export interface ReminderScheduler {
 /** One schedule per reminder, moved with it: `reminder-<uuid>` (45 characters of the allowed 64). */
 export const reminderScheduleName = (reminderId: string) => `reminder-${reminderId}`;
 
-export interface EventBridgeReminderSettings {
-  groupName: string;
-  /** The role EventBridge Scheduler assumes to invoke the scheduler-target function. */
-  roleArn: string;
-  /** The scheduler-target function. */
-  targetArn: string;
-}
+/** The scheduler-target function's settings: the schedule invokes it (`targetArn`). */
+export type EventBridgeReminderSettings = ScheduleTarget;
 
 /** What a reminder's schedule sends to the scheduler-target function. */
 export const reminderScheduleInput = (target: ReminderTarget) => ({ kind: 'reminder' as const, ...target });
@@ -47,20 +42,7 @@ export class EventBridgeReminderScheduler implements ReminderScheduler {
   ) {}
 
   private definition(target: ReminderTarget): CreateScheduleCommandInput {
-    return {
-      Name: reminderScheduleName(target.reminder_id),
-      GroupName: this.settings.groupName,
-      ScheduleExpression: atExpression(new Date(target.remind_at)),
-      ScheduleExpressionTimezone: 'UTC',
-      FlexibleTimeWindow: { Mode: 'OFF' },
-      ActionAfterCompletion: 'DELETE',
-      Target: {
-        Arn: this.settings.targetArn,
-        RoleArn: this.settings.roleArn,
-        Input: JSON.stringify(reminderScheduleInput(target)),
-        RetryPolicy: { MaximumEventAgeInSeconds: 86_400, MaximumRetryAttempts: 185 },
-      },
-    };
+    return oneTimeSchedule(reminderScheduleName(target.reminder_id), new Date(target.remind_at), this.settings, reminderScheduleInput(target));
   }
 
   async arm(target: ReminderTarget, change: 'created' | 'moved'): Promise<void> {
@@ -110,31 +92,19 @@ export class LocalReminderScheduler implements ReminderScheduler {
   async disarm(): Promise<void> {}
 }
 
-let scheduler: ReminderScheduler | undefined;
-let builtForGeneration = -1;
-
 /** The adapter SCHEDULER_MODE names (`aws` needs the REMINDER_* settings CDK gives the mortgage-files function). */
-export function getReminderScheduler(): ReminderScheduler {
-  if (!scheduler || builtForGeneration !== configGeneration()) {
-    builtForGeneration = configGeneration();
-    const config = getConfig();
-    if (config.SCHEDULER_MODE === 'local') {
-      scheduler = new LocalReminderScheduler();
-    } else {
-      const { REMINDER_SCHEDULE_GROUP, REMINDER_SCHEDULER_ROLE_ARN, REMINDER_TARGET_ARN } = config;
-      if (!REMINDER_SCHEDULE_GROUP || !REMINDER_SCHEDULER_ROLE_ARN || !REMINDER_TARGET_ARN) {
-        throw new Error('REMINDER_SCHEDULE_GROUP, REMINDER_SCHEDULER_ROLE_ARN and REMINDER_TARGET_ARN must be configured');
-      }
-      scheduler = new EventBridgeReminderScheduler(new SchedulerClient({ region: config.AWS_REGION }), {
-        groupName: REMINDER_SCHEDULE_GROUP,
-        roleArn: REMINDER_SCHEDULER_ROLE_ARN,
-        targetArn: REMINDER_TARGET_ARN,
-      });
-    }
+const reminderScheduler = perConfiguration<ReminderScheduler>((config) => {
+  if (config.SCHEDULER_MODE === 'local') return new LocalReminderScheduler();
+  const { REMINDER_SCHEDULE_GROUP, REMINDER_SCHEDULER_ROLE_ARN, REMINDER_TARGET_ARN } = config;
+  if (!REMINDER_SCHEDULE_GROUP || !REMINDER_SCHEDULER_ROLE_ARN || !REMINDER_TARGET_ARN) {
+    throw new Error('REMINDER_SCHEDULE_GROUP, REMINDER_SCHEDULER_ROLE_ARN and REMINDER_TARGET_ARN must be configured');
   }
-  return scheduler;
-}
+  return new EventBridgeReminderScheduler(new SchedulerClient({ region: config.AWS_REGION }), {
+    groupName: REMINDER_SCHEDULE_GROUP,
+    roleArn: REMINDER_SCHEDULER_ROLE_ARN,
+    targetArn: REMINDER_TARGET_ARN,
+  });
+});
 
-export function resetReminderScheduler(): void {
-  scheduler = undefined;
-}
+export const getReminderScheduler = (): ReminderScheduler => reminderScheduler.get();
+export const resetReminderScheduler = (): void => reminderScheduler.reset();

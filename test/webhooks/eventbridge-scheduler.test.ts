@@ -1,7 +1,8 @@
 import { ConflictException, CreateScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
 import { mockClient } from 'aws-sdk-client-mock';
 import { resetConfigForTests } from '../../shared/config';
-import { atExpression, EventBridgeDeliveryScheduler } from '../../shared/webhooks/eventbridge-delivery-scheduler';
+import { atExpression } from '../../shared/one-time-schedule';
+import { EventBridgeDeliveryScheduler } from '../../shared/webhooks/eventbridge-delivery-scheduler';
 import { LocalDeliveryScheduler } from '../../shared/webhooks/local-delivery-scheduler';
 import { getDeliveryScheduler, resetDeliveryScheduler } from '../../shared/webhooks/wake-delivery';
 

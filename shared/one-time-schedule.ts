@@ -1,0 +1,37 @@
+import type { CreateScheduleCommandInput } from '@aws-sdk/client-scheduler';
+
+/**
+ * The one shape of the service's EventBridge Scheduler schedules (webhook retries, file
+ * reminders): a single run at a time in UTC, no flexible window, deleted after it ran, the target's
+ * own retries for a day.
+ */
+export interface ScheduleTarget {
+  groupName: string;
+  /** The role EventBridge Scheduler assumes to reach the target. */
+  roleArn: string;
+  /** What the schedule sends its input to (the delivery queue, the scheduler-target function). */
+  targetArn: string;
+}
+
+/** `at(...)` takes whole seconds in UTC; rounding up means a schedule never fires early. */
+export function atExpression(at: Date): string {
+  const rounded = new Date(Math.ceil(at.getTime() / 1000) * 1000);
+  return `at(${rounded.toISOString().slice(0, 19)})`;
+}
+
+export function oneTimeSchedule(name: string, at: Date, target: ScheduleTarget, input: unknown): CreateScheduleCommandInput {
+  return {
+    Name: name,
+    GroupName: target.groupName,
+    ScheduleExpression: atExpression(at),
+    ScheduleExpressionTimezone: 'UTC',
+    FlexibleTimeWindow: { Mode: 'OFF' },
+    ActionAfterCompletion: 'DELETE',
+    Target: {
+      Arn: target.targetArn,
+      RoleArn: target.roleArn,
+      Input: JSON.stringify(input),
+      RetryPolicy: { MaximumEventAgeInSeconds: 86_400, MaximumRetryAttempts: 185 },
+    },
+  };
+}
