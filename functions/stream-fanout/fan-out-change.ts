@@ -9,8 +9,6 @@ import { EndpointListCache, endpointWantsEvent } from '../../shared/webhooks/end
 import { newDelivery, putDeliveriesOnce, wakeOf, type DeliveryWake, type WebhookDelivery } from '../../shared/webhooks/webhook-delivery.repository';
 import { listEndpoints } from '../../shared/webhooks/webhook-endpoint.repository';
 
-export { endpointWantsEvent };
-
 /**
  * The organizations' endpoint lists, kept across invocations of a warm function (and by the local
  * process) for a few seconds: see EndpointListCache for why a stale list never sends an event to an
@@ -121,10 +119,4 @@ export async function fanOutChanges(changes: Array<StreamChange | undefined>, en
     }
   }
   return errors;
-}
-
-/** One stream record (see fanOutChanges); throws when it failed. */
-export async function fanOutChange(change: StreamChange, endpoints: EndpointListCache = endpointLists): Promise<void> {
-  const [error] = await fanOutChanges([change], endpoints);
-  if (error !== undefined) throw error;
 }

@@ -1,4 +1,3 @@
-import * as path from 'node:path';
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
@@ -6,14 +5,7 @@ import { Architecture, Code, Function as LambdaFunction, Runtime, Tracing } from
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { GLOBAL_INDEXES } from '../../shared/storage/table-definition';
-import { functionBundleDirectory, PROJECT_ROOT } from '../bundling/function-bundles';
-
-export { PROJECT_ROOT };
-
-/** The handler module of one function folder (`functions/<folder>/handler.ts`, export `handler`). */
-export function handlerEntry(functionFolder: string): string {
-  return path.join(PROJECT_ROOT, 'functions', functionFolder, 'handler.ts');
-}
+import { functionBundleDirectory } from '../bundling/function-bundles';
 
 export type TableAccess = 'read-only' | 'read-write';
 

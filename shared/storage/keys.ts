@@ -10,6 +10,13 @@ export type ItemKey = {
 
 const sortable = (createdAt: string, id: string): string => `${createdAt}#${id}`;
 
+/** A stable shard of an id, for indexes spread over `shards` partitions (due deliveries, due reminders). */
+const shardOf = (id: string, shards: number): number => {
+  let shard = 0;
+  for (const character of id) shard = (shard * 31 + character.charCodeAt(0)) % shards;
+  return shard;
+};
+
 export const keys = {
   organization: (organizationId: string): ItemKey => ({ pk: `ORG#${organizationId}`, sk: 'ORG' }),
   leadCounters: (organizationId: string): ItemKey => ({ pk: `ORG#${organizationId}`, sk: 'COUNTERS#LEAD' }),
@@ -192,8 +199,7 @@ export const webhookKeys = {
   }) => {
     const waiting = delivery.next_attempt_at !== null;
     const dueKey = waiting ? sortable(delivery.next_attempt_at!, delivery.id) : undefined;
-    let shard = 0;
-    for (const character of delivery.id) shard = (shard * 31 + character.charCodeAt(0)) % DUE_DELIVERY_SHARDS;
+    const shard = shardOf(delivery.id, DUE_DELIVERY_SHARDS);
     return {
       gsi1pk: webhookKeys.deliveriesOfEndpoint(delivery.organization_id, delivery.endpoint_id),
       gsi1sk: sortable(delivery.created_at, delivery.id),
@@ -279,11 +285,7 @@ export const DUE_REMINDER_SHARDS = 10;
 
 export const reminderKeys = {
   dueReminders: (shard: number) => `REMINDERS#DUE#${shard}`,
-  shardOf: (id: string): number => {
-    let shard = 0;
-    for (const character of id) shard = (shard * 31 + character.charCodeAt(0)) % DUE_REMINDER_SHARDS;
-    return shard;
-  },
+  shardOf: (id: string): number => shardOf(id, DUE_REMINDER_SHARDS),
   /**
    * gsi2 (projects every attribute), sparse: only a `scheduled` reminder is in it, under
    * `<remind_at in UTC, milliseconds>#<id>`, so "due by now" is one key range per shard. Sending,

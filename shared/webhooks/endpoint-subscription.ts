@@ -74,8 +74,4 @@ export class EndpointListCache {
   forgetIfEndpoint(item: Record<string, unknown> | undefined): void {
     if (item?.entity === WEBHOOK_ENDPOINT_ENTITY && typeof item.organization_id === 'string') this.forget(item.organization_id);
   }
-
-  clear(): void {
-    this.entries.clear();
-  }
 }

@@ -1,6 +1,6 @@
 import type { DynamoDBRecord } from 'aws-lambda';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import { endpointWantsEvent } from '../../functions/stream-fanout/fan-out-change';
+import { endpointWantsEvent } from '../../shared/webhooks/endpoint-subscription';
 import { toLambdaRecord } from '../../local/stream-poller';
 import { revokedApiKey } from '../../shared/events/api-key-revocation';
 import { deriveEvents, EVENT_RULES } from '../../shared/events/derive-events';
