@@ -46,11 +46,12 @@ export async function updateLead(
 
     const changes: Partial<Lead> = {};
     for (const field of provided) {
-      const value = input[field];
+      let value = input[field];
       if (field === 'assigned_to' && value !== null) {
         // An id that is not an active user of the organization is ignored: the assignee stays.
         const user = await findActiveUser(context.organizationId, value);
         if (!user) continue;
+        value = user.id;
       }
       if (field === 'status') leadStatusChecked(organization, value as string);
       if (!sameValue(lead[field as keyof Lead], value)) (changes as Record<string, unknown>)[field] = value;

@@ -88,8 +88,9 @@ const sameInstant = (a: unknown, b: unknown) => typeof a === 'string' && typeof 
 async function resolveRecipient(named: string | null | undefined, { context, parent }: ChildScope): Promise<string> {
   const chosen = named ?? context.userId ?? (parent.assigned_to as string | null) ?? null;
   if (!chosen) throw invalid('recipient_user_id: required when the key has no user and the file has no assignee');
-  if (!(await findActiveUser(context.organizationId, chosen))) throw invalid('recipient_user_id: not an active user of the organization');
-  return chosen;
+  const user = await findActiveUser(context.organizationId, chosen);
+  if (!user) throw invalid('recipient_user_id: not an active user of the organization');
+  return user.id;
 }
 
 const targetOf = (record: StoredRecord): ReminderTarget => ({
@@ -161,7 +162,13 @@ export const reminderChild = defineChild({
 
     let status = current.status as string;
     if (provided.status === 'cancelled') status = 'cancelled';
-    const rearm = (provided.status === 'scheduled' && status !== 'scheduled') || (moved && status !== 'cancelled' && Date.parse(provided.remind_at as string) > Date.now());
+    const rearmedByMove = moved && status !== 'cancelled' && Date.parse(provided.remind_at as string) > Date.now();
+    // resources.md §9.2: `status: scheduled` re-arms a cancelled reminder; a sent one is re-armed
+    // only by moving `remind_at` to a future time (else it would fire again at once).
+    if (provided.status === 'scheduled' && status === 'sent' && !rearmedByMove) {
+      throw invalid('status: a sent reminder is re-armed by moving remind_at to a future time');
+    }
+    const rearm = (provided.status === 'scheduled' && status === 'cancelled') || rearmedByMove;
     if (rearm) {
       status = 'scheduled';
       changes.sent_at = null;

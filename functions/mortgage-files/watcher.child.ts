@@ -102,8 +102,7 @@ const watchOperation = defineOperation({
   handle: async (input) => {
     const context = writeContextOf(input);
     const fileId = input.params.id;
-    // Users are stored under their lower-case id.
-    const watcherId = (input.body as z.infer<typeof createWatcherSchema>).watcher_id.toLowerCase();
+    const watcherId = (input.body as z.infer<typeof createWatcherSchema>).watcher_id;
     const [parent, user] = await Promise.all([requireRecord(mortgageFileEntity, context.organizationId, fileId, true), findActiveUser(context.organizationId, watcherId)]);
     // Path ids before references (resources.md §1): the file's 404 first, then the user's.
     if (!user) throw recordNotFound('User');

@@ -46,7 +46,8 @@ export async function getUser(userId: string): Promise<User | undefined> {
 /** An active user of this organization, or undefined (another organization's user is no user). */
 export async function findActiveUser(organizationId: string, userId: unknown): Promise<User | undefined> {
   if (typeof userId !== 'string' || !isUuid(userId)) return undefined;
-  const user = await getUser(userId);
+  // Users are stored under their lower-case id; a UUID written in upper case is the same user.
+  const user = await getUser(userId.toLowerCase());
   return user && user.organization_id === organizationId && user.is_active ? user : undefined;
 }
 

@@ -119,6 +119,15 @@ describe('file reminders: fields', () => {
     expect(reset.body).toMatchObject({ channels: ['in_app'], recipient_user_id: tenant.userId, message: 'Bring payslips', status: 'scheduled' });
   });
 
+  test('a recipient id written in upper case is the same user, stored as the user’s id', async () => {
+    const tenant = await runtime.organization();
+    const file = await newFile(tenant);
+    const { userId } = await colleague(tenant);
+    const created = await runtime.request('POST', reminders(file.id), { key: tenant.apiKey, body: { title: 'Upper', remind_at: inSeconds(3600), recipient_user_id: userId.toUpperCase() } });
+    expect(created.status).toBe(201);
+    expect(created.body.recipient_user_id).toBe(userId);
+  });
+
   test('a key without a user: the recipient defaults to the file’s assignee; neither → 400', async () => {
     const tenant = await runtime.organization();
     const assignee = (await colleague(tenant)).userId;
@@ -220,9 +229,13 @@ describe('file reminders: firing (local scheduler)', () => {
     const first = await eventually(async () => (await runtime.request('GET', path, { key: tenant.apiKey })).body, (body) => body.status === 'sent');
     expect(first.status).toBe('sent');
 
-    // Moving a sent reminder to the past does not re-arm it.
+    // Moving a sent reminder to the past does not re-arm it, nor does `status: scheduled` alone.
     const past = await runtime.request('PATCH', path, { key: tenant.apiKey, body: { remind_at: inSeconds(-60) } });
     expect(past.body).toMatchObject({ status: 'sent', sent_at: first.sent_at });
+    const asked = await runtime.request('PATCH', path, { key: tenant.apiKey, body: { status: 'scheduled' } });
+    expect(asked.status).toBe(400);
+    expect(asked.body).toMatchObject({ status: 400, details: 'status: a sent reminder is re-armed by moving remind_at to a future time' });
+    expect((await runtime.request('GET', path, { key: tenant.apiKey })).body).toMatchObject({ status: 'sent', sent_at: first.sent_at });
     const moved = await runtime.request('PATCH', path, { key: tenant.apiKey, body: { remind_at: inSeconds(2) } });
     expect(moved.body).toMatchObject({ status: 'scheduled', sent_at: null });
     const second = await eventually(async () => (await runtime.request('GET', path, { key: tenant.apiKey })).body, (body) => body.status === 'sent');
