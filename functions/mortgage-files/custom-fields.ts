@@ -41,6 +41,11 @@ export const customFieldValuesSchema = z.object({ data: z.array(customFieldValue
 
 /** At most this many names in one request (an organization defines far fewer). */
 const MAX_VALUES = 200;
+/**
+ * The stored values live in the file's own item, which DynamoDB caps at 400 KB with the file's
+ * other fields: their JSON stays within this, else 400 (never the database's refusal as a 500).
+ */
+export const CUSTOM_FIELDS_MAX_BYTES = 131_072;
 
 const setCustomFieldsSchema = z
   .object({
@@ -123,6 +128,10 @@ async function setValues(context: WriteContext, fileId: string, input: Record<st
     const current = storedValues(file);
     const next = nextValues(current, input, definitions);
     if (sameValue(current, next)) return answer(file, definitions);
+    const bytes = Buffer.byteLength(JSON.stringify(next));
+    if (bytes > CUSTOM_FIELDS_MAX_BYTES) {
+      throw badRequest('Validation failed', { details: `values: the file's custom field values would take ${bytes} bytes; at most ${CUSTOM_FIELDS_MAX_BYTES}` });
+    }
     const { onConditionFailed, ExpressionAttributeNames, ExpressionAttributeValues, ConditionExpression } = versionedWrite(context, seenVersion);
     const updatedAt = nowIso();
     const batch = new WriteBatch().add(

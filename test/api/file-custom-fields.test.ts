@@ -121,6 +121,22 @@ describe('file custom fields', () => {
     expect((await runtime.request('PATCH', fields(file.id), { key: tenant.apiKey, body: { values: { discount: 1e12, signing_day: '2024-02-29' } } })).status).toBe(200);
   });
 
+  test('values too large for the file item together → 400 and nothing written (never a database error)', async () => {
+    const tenant = await runtime.organization();
+    const file = await newFile(tenant);
+    const names = Array.from({ length: 30 }, (_, index) => `note_${index}`);
+    for (const name of names) await runtime.admin('custom-field', 'create', '--org', tenant.organizationId, '--name', name, '--label', name, '--type', 'text');
+    // 30 × 5,000 Hebrew letters: every value is valid on its own, ~300 KB together.
+    const values = Object.fromEntries(names.map((name) => [name, 'ש'.repeat(5000)]));
+    const response = await runtime.request('PATCH', fields(file.id), { key: tenant.apiKey, body: { values } });
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ status: 400, details: expect.stringMatching(/^values: the file's custom field values would take \d+ bytes; at most 131072$/) });
+    expect((await runtime.request('GET', fields(file.id), { key: tenant.apiKey })).body.data.every((row: { value: unknown }) => row.value === null)).toBe(true);
+    // Within the bound the same values are stored.
+    const fewer = Object.fromEntries(names.slice(0, 10).map((name) => [name, 'ש'.repeat(5000)]));
+    expect((await runtime.request('PATCH', fields(file.id), { key: tenant.apiKey, body: { values: fewer } })).status).toBe(200);
+  });
+
   test('an inactive field: 400 on write, no longer listed, its stored value kept on the file', async () => {
     const tenant = await runtime.organization();
     const file = await newFile(tenant);
