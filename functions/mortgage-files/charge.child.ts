@@ -9,7 +9,7 @@ import { amountSchema, integerSchema } from '../../shared/validation/bounded';
 import { calendarDate, listValue, requiredText, TITLE_MAX } from '../../shared/validation/fields';
 import { versionOf } from '../../shared/http/record-version';
 import { timelinePut } from './file-rows';
-import { israelDay, milestoneRowChild, readMilestoneRow } from './milestone-rows';
+import { israelDay, milestoneRowChild, milestoneRowId, readMilestoneRow } from './milestone-rows';
 import { mortgageFileEntity } from './mortgage-file.entity';
 import { addDays, chargeStatusFor, fromAgorot, toAgorot } from './money';
 
@@ -98,16 +98,17 @@ function invalidThrow(details: string): never {
  * The due-date rule (§9.10) for a charge being created or (re)linked: when the linked milestone of
  * this file already has `milestone_status_key`, and the due date is not manual, the due date is the
  * day it entered that status + the offset. The batch then also requires the milestone row to stay
- * as read, so a concurrent progress write makes this one retry.
+ * as read (or absent), so a concurrent progress write makes this one retry.
  */
 async function dueDateFromLinkedMilestone(charge: Record<string, unknown>, scope: ChildScope, batch: WriteBatch): Promise<Record<string, unknown>> {
   if (charge.due_date_source === 'manual' || !charge.milestone_id || !charge.milestone_status_key) return {};
   const { organizationId } = scope.context;
   const row = await readMilestoneRow(organizationId, scope.parent.id, charge.milestone_id as string);
   const status = (row?.status as string | undefined) ?? 'pending';
-  if (row) {
-    batch.requireVersion(childKey(milestoneRowChild, organizationId, scope.parent.id, row.id), versionOf(row) ?? 0, () => new VersionConflict());
-  }
+  // The row as read (or its absence) holds until the commit: a concurrent progress write makes this retry.
+  const rowKey = childKey(milestoneRowChild, organizationId, scope.parent.id, row?.id ?? milestoneRowId(scope.parent.id, charge.milestone_id as string));
+  if (row) batch.requireVersion(rowKey, versionOf(row) ?? 0, () => new VersionConflict());
+  else batch.requireAbsent(rowKey, () => new VersionConflict());
   if (status !== charge.milestone_status_key) return {};
   const since = (row?.status_changed_at as string | null | undefined) ?? (scope.parent.created_at as string);
   return { due_date: addDays(israelDay(since), (charge.milestone_due_offset_days as number | null) ?? 0), due_date_source: 'milestone' };
@@ -188,8 +189,12 @@ export const chargeChild = defineChild({
       created_by: scope.context.userId,
     };
     requireLinkPair(values);
-    if (values.milestone_id) await requireTemplate(scope.context.organizationId, values.milestone_id as string);
-    return { ...values, ...(await dueDateFromLinkedMilestone(values, scope, batch)) };
+    // The template check and the milestone row's read side by side.
+    const [, due] = await Promise.all([
+      values.milestone_id ? requireTemplate(scope.context.organizationId, values.milestone_id as string) : undefined,
+      dueDateFromLinkedMilestone(values, scope, batch),
+    ]);
+    return { ...values, ...due };
   },
   async change(current, input, scope, batch) {
     const sent = Object.fromEntries(SETTABLE.flatMap((name) => (input[name] === undefined ? [] : [[name, input[name]]])));

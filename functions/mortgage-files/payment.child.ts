@@ -159,13 +159,16 @@ export const paymentChild = defineChild({
     const newSource = 'payment_source' in sent && sent.payment_source !== current.payment_source;
     const moved = 'charge_id' in sent && sent.charge_id !== current.charge_id;
     const newAmount = 'amount' in sent && toAgorot(sent.amount) !== toAgorot(current.amount);
-    const [, target] = await Promise.all([
+    // The source, the charge moved to and the charge recalculated are read side by side.
+    const [, target, oldCharge] = await Promise.all([
       newSource ? requireActiveSource(scope.context.organizationId, sent.payment_source as string) : Promise.resolve(),
       moved && sent.charge_id ? chargeToLink(scope, sent.charge_id as string) : Promise.resolve(undefined),
+      (moved || newAmount) && current.charge_id
+        ? getChild(chargeChild, scope.context.organizationId, scope.parent.id, current.charge_id as string, true)
+        : Promise.resolve(undefined),
     ]);
     if (target) refuseCancelled(target);
     if (moved || newAmount) {
-      const oldCharge = current.charge_id ? await getChild(chargeChild, scope.context.organizationId, scope.parent.id, current.charge_id as string, true) : undefined;
       const newCharge = moved ? target : oldCharge;
       const amount = (changes.amount ?? current.amount) as number;
       await planChargeChanges(scope, batch, { charge: oldCharge, agorot: toAgorot(current.amount) }, { charge: newCharge, agorot: toAgorot(amount) }, nowIso());

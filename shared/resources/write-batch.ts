@@ -42,6 +42,11 @@ export class WriteBatch {
     return this.add({ ConditionCheck: { TableName: getTableName(), Key: key, ConditionExpression: 'attribute_exists(pk)' } }, onMissing);
   }
 
+  /** The batch commits only while the item is still absent (a missing record relied on). */
+  requireAbsent(key: ItemKey, onPresent: () => Error): this {
+    return this.add({ ConditionCheck: { TableName: getTableName(), Key: key, ConditionExpression: 'attribute_not_exists(pk)' } }, onPresent);
+  }
+
   /** The batch commits only while the item is still at the version it was read at. */
   requireVersion(key: ItemKey, version: number, onChanged: () => Error): this {
     const { expression, names, values } = versionCondition(version);
