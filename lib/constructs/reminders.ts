@@ -1,8 +1,9 @@
-import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, Stack } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { CfnSchedule, CfnScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
+import { PolicyStatement, type Role } from 'aws-cdk-lib/aws-iam';
+import { CfnSchedule, type CfnScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import { Construct } from 'constructs';
+import { grantScheduleManagement, scheduleGroupWithRole, type ScheduleGroupWithRole } from './schedule-group';
 import { ServiceFunction } from './service-function';
 
 export interface RemindersProps {
@@ -23,6 +24,7 @@ export interface RemindersProps {
  * live in; and the role Scheduler assumes to invoke the function.
  */
 export class Reminders extends Construct {
+  private readonly schedules: ScheduleGroupWithRole;
   readonly scheduleGroup: CfnScheduleGroup;
   /** The role EventBridge Scheduler assumes to invoke the scheduler-target function. */
   readonly schedulerRole: Role;
@@ -42,17 +44,12 @@ export class Reminders extends Construct {
     props.deliveryQueue.grantEnqueue(this.targetFunction);
 
     // Named after the stack so two deployments in one account and region do not collide.
-    this.scheduleGroup = new CfnScheduleGroup(this, 'ReminderScheduleGroup', { name: `${stack.stackName}-reminders` });
-    this.schedulerRole = new Role(this, 'SchedulerRole', {
-      description: 'Assumed by EventBridge Scheduler to invoke the scheduler-target function for file reminders',
-      // Confused-deputy guard: only schedules of this account's reminder group may use the role.
-      assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
-        conditions: {
-          StringEquals: { 'aws:SourceAccount': stack.account },
-          ArnEquals: { 'aws:SourceArn': this.scheduleGroup.attrArn },
-        },
-      }),
+    this.schedules = scheduleGroupWithRole(this, { group: 'ReminderScheduleGroup', role: 'SchedulerRole' }, {
+      name: `${stack.stackName}-reminders`,
+      roleDescription: 'Assumed by EventBridge Scheduler to invoke the scheduler-target function for file reminders',
     });
+    this.scheduleGroup = this.schedules.group;
+    this.schedulerRole = this.schedules.role;
     this.schedulerRole.addToPolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.targetFunction.functionArn] }));
 
     this.sweepSchedule = new CfnSchedule(this, 'SweepSchedule', {
@@ -76,26 +73,14 @@ export class Reminders extends Construct {
    * Scheduler; with the settings the configuration reads.
    */
   grantScheduling(fn: ServiceFunction): void {
-    const stack = Stack.of(this);
-    fn.addToRolePolicy(
-      new PolicyStatement({
-        actions: ['scheduler:CreateSchedule', 'scheduler:UpdateSchedule', 'scheduler:DeleteSchedule'],
-        resources: [stack.formatArn({ service: 'scheduler', resource: 'schedule', resourceName: `${this.scheduleGroup.ref}/*` })],
-      }),
-    );
-    fn.addToRolePolicy(
-      new PolicyStatement({
-        actions: ['iam:PassRole'],
-        resources: [this.schedulerRole.roleArn],
-        conditions: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
-      }),
+    grantScheduleManagement(
+      fn,
+      this.schedules,
+      ['scheduler:CreateSchedule', 'scheduler:UpdateSchedule', 'scheduler:DeleteSchedule'],
+      'Each reminder has its own one-time schedule named after it, so the function may manage any schedule, but only inside the reminder group.',
     );
     fn.addEnvironment('REMINDER_SCHEDULE_GROUP', this.scheduleGroup.ref);
     fn.addEnvironment('REMINDER_SCHEDULER_ROLE_ARN', this.schedulerRole.roleArn);
     fn.addEnvironment('REMINDER_TARGET_ARN', this.targetFunction.functionArn);
-    Validations.of(fn).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/<${stack.getLogicalId(this.scheduleGroup)}>/*]`,
-      reason: 'Each reminder has its own one-time schedule named after it, so the function may manage any schedule, but only inside the reminder group.',
-    });
   }
 }

@@ -1,11 +1,12 @@
 import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement, type Role } from 'aws-cdk-lib/aws-iam';
 import { StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { CfnScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
+import type { CfnScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { grantScheduleManagement, scheduleGroupWithRole, type ScheduleGroupWithRole } from './schedule-group';
 import { ServiceFunction } from './service-function';
 
 export interface WebhooksProps {
@@ -29,6 +30,7 @@ export class Webhooks extends Construct {
   readonly deliveryDeadLetterQueue: Queue;
   /** Stream batches the fanout gave up on (after retries and bisection). */
   readonly streamFailureQueue: Queue;
+  private readonly schedules: ScheduleGroupWithRole;
   readonly scheduleGroup: CfnScheduleGroup;
   /** The role EventBridge Scheduler assumes to put a due retry on the delivery queue. */
   readonly schedulerRole: Role;
@@ -67,19 +69,12 @@ export class Webhooks extends Construct {
     });
 
     // Named after the stack so two deployments in one account and region do not collide.
-    this.scheduleGroup = new CfnScheduleGroup(this, 'RetryScheduleGroup', {
+    this.schedules = scheduleGroupWithRole(this, { group: 'RetryScheduleGroup', role: 'SchedulerRole' }, {
       name: `${stack.stackName}-webhook-retries`,
+      roleDescription: 'Assumed by EventBridge Scheduler to put due webhook retries on the delivery queue',
     });
-    this.schedulerRole = new Role(this, 'SchedulerRole', {
-      description: 'Assumed by EventBridge Scheduler to put due webhook retries on the delivery queue',
-      // Confused-deputy guard: only schedules of this account's retry group may use the role.
-      assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
-        conditions: {
-          StringEquals: { 'aws:SourceAccount': stack.account },
-          ArnEquals: { 'aws:SourceArn': this.scheduleGroup.attrArn },
-        },
-      }),
-    });
+    this.scheduleGroup = this.schedules.group;
+    this.schedulerRole = this.schedules.role;
     this.schedulerRole.addToPolicy(
       new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.deliveryQueue.queueArn] }),
     );
@@ -147,33 +142,15 @@ export class Webhooks extends Construct {
    * (ActionAfterCompletion DELETE), which EventBridge Scheduler does on its own authority.
    */
   private grantScheduling(fn: ServiceFunction): void {
-    const stack = Stack.of(this);
-    const schedulesInGroup = stack.formatArn({
-      service: 'scheduler',
-      resource: 'schedule',
-      resourceName: `${this.scheduleGroup.ref}/*`,
-    });
-    fn.addToRolePolicy(
-      new PolicyStatement({
-        actions: ['scheduler:CreateSchedule'],
-        resources: [schedulesInGroup],
-      }),
-    );
-    fn.addToRolePolicy(
-      new PolicyStatement({
-        actions: ['iam:PassRole'],
-        resources: [this.schedulerRole.roleArn],
-        conditions: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
-      }),
+    grantScheduleManagement(
+      fn,
+      this.schedules,
+      ['scheduler:CreateSchedule'],
+      'Each retry is its own one-time schedule with a generated name, so the function may create any schedule, but only inside the webhook retry group.',
     );
     fn.addEnvironment('SCHEDULER_MODE', 'aws');
     fn.addEnvironment('SCHEDULER_GROUP_NAME', this.scheduleGroup.ref);
     fn.addEnvironment('SCHEDULER_ROLE_ARN', this.schedulerRole.roleArn);
     fn.addEnvironment('SCHEDULER_TARGET_ARN', this.deliveryQueue.queueArn);
-    Validations.of(fn).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/<${stack.getLogicalId(this.scheduleGroup)}>/*]`,
-      reason:
-        'Each retry is its own one-time schedule with a generated name, so the function may create any schedule, but only inside the webhook retry group.',
-    });
   }
 }
