@@ -1,4 +1,4 @@
-import { conflict, noUpdatableFields, recordNotFound } from '../../shared/http/errors';
+import { concurrentChange, noUpdatableFields, recordNotFound } from '../../shared/http/errors';
 import { assertPrecondition, preconditionFailed, versionCondition, versionOf, withVersion } from '../../shared/http/record-version';
 import { newId, nowIso } from '../../shared/ids';
 import { findActiveUser } from '../../shared/organizations/user.repository';
@@ -121,7 +121,7 @@ export async function updateLead(
       if (!(error instanceof TransactionConditionFailed) || !error.failedIndexes.includes(0)) throw error;
       // Changed since the client's If-Match was read: never retried over the client's head.
       if (context.ifMatch) throw preconditionFailed();
-      if (attempt >= ATTEMPTS) throw conflict('Conflict', { details: 'The lead was changed concurrently; retry' });
+      if (attempt >= ATTEMPTS) throw concurrentChange('The lead');
     }
   }
 }

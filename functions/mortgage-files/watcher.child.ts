@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { v5 as uuidv5 } from 'uuid';
-import { conflict, recordNotFound } from '../../shared/http/errors';
+import { concurrentChange, recordNotFound } from '../../shared/http/errors';
 import { defineOperation, type Operation } from '../../shared/http/operation';
 import { versionOf, withVersion } from '../../shared/http/record-version';
 import { created, ok } from '../../shared/http/response';
@@ -122,7 +122,7 @@ const watchOperation = defineOperation({
       const existing = await getChild(watcherChild, context.organizationId, fileId, id, true);
       // Removed between the failed put and this read: put it again (once).
       if (existing) return ok(withVersion((await withUsers([existing], [user]))[0], versionOf(existing) ?? 1));
-      if (attempt >= 2) throw conflict('Watcher changed concurrently', { details: 'Retry the request' });
+      if (attempt >= 2) throw concurrentChange('The watcher');
     }
   },
 });

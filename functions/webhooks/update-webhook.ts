@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { conflict, noUpdatableFields, recordNotFound } from '../../shared/http/errors';
+import { concurrentChange, noUpdatableFields, recordNotFound } from '../../shared/http/errors';
 import { nowIso } from '../../shared/ids';
 import { getTableName } from '../../shared/storage/dynamo-client';
 import { webhookKeys } from '../../shared/storage/keys';
@@ -64,7 +64,7 @@ export async function updateWebhook(context: WebhookContext, endpointId: string,
       return { ...endpoint, ...changes };
     } catch (error) {
       if (!(error instanceof TransactionConditionFailed) || !error.failedIndexes.includes(0)) throw error;
-      if (attempt >= ATTEMPTS) throw conflict('Conflict', { details: 'The webhook endpoint was changed concurrently; retry' });
+      if (attempt >= ATTEMPTS) throw concurrentChange('The webhook endpoint');
     }
   }
 }

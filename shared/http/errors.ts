@@ -42,6 +42,14 @@ export const unauthorized = (reason: string, details: string) =>
 export const forbidden = (error: string, options?: ApiErrorOptions) => new ApiError(403, error, options);
 export const notFound = (what = 'Not found') => new ApiError(404, what);
 export const conflict = (error: string, options?: ApiErrorOptions) => new ApiError(409, error, options);
+
+/**
+ * A record kept changing under a write (concurrent writers used up the write's retries). Spec §7
+ * keeps 409 for conflicts a client must resolve and says a 500 may be retried as it is, which is
+ * what this calls for: nothing was written.
+ */
+export const concurrentChange = (what: string) =>
+  new ApiError(500, 'Temporary failure', { details: `${what} changed concurrently while this request was written; nothing was saved, retry it` });
 export const methodNotAllowed = (allowed: string[]) =>
   new ApiError(405, 'Method not allowed', {
     details: `Allowed methods: ${allowed.join(', ')}`,

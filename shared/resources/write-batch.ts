@@ -1,4 +1,4 @@
-import { conflict } from '../http/errors';
+import { concurrentChange } from '../http/errors';
 import { versionCondition } from '../http/record-version';
 import { getTableName } from '../storage/dynamo-client';
 import type { ItemKey } from '../storage/keys';
@@ -81,7 +81,7 @@ export class WriteBatch {
 
 /**
  * Runs a read-decide-write step again when its record moved under it (at most `attempts` times).
- * A record that keeps moving (many concurrent writers) is a 409 the client may retry, never a 500.
+ * A record that keeps moving (many concurrent writers) is a retryable 500 with a JSON body, nothing written.
  */
 export async function retryOnVersionConflict<T>(step: () => Promise<T>, attempts = 3): Promise<T> {
   for (let attempt = 1; ; attempt++) {
@@ -89,7 +89,7 @@ export async function retryOnVersionConflict<T>(step: () => Promise<T>, attempts
       return await step();
     } catch (error) {
       if (!(error instanceof VersionConflict)) throw error;
-      if (attempt >= attempts) throw conflict('Concurrent update', { details: 'The record changed while this request was written; retry it' });
+      if (attempt >= attempts) throw concurrentChange('The record');
     }
   }
 }

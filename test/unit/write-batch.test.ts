@@ -1,0 +1,39 @@
+import { ApiError } from '../../shared/http/errors';
+import { retryOnVersionConflict, VersionConflict } from '../../shared/resources/write-batch';
+
+describe('retryOnVersionConflict', () => {
+  test('runs the step again while its record moves, and returns the first result that lands', async () => {
+    let calls = 0;
+    const result = await retryOnVersionConflict(async () => {
+      calls += 1;
+      if (calls < 3) throw new VersionConflict();
+      return 'written';
+    }, 3);
+    expect({ result, calls }).toEqual({ result: 'written', calls: 3 });
+  });
+
+  test('a record that keeps moving ends in a retryable 500 with the JSON error body (spec §7: 409 is not retried unchanged)', async () => {
+    let calls = 0;
+    const failure = await retryOnVersionConflict(async () => {
+      calls += 1;
+      throw new VersionConflict();
+    }, 3).catch((error: unknown) => error);
+    expect(calls).toBe(3);
+    expect(failure).toBeInstanceOf(ApiError);
+    expect((failure as ApiError).status).toBe(500);
+    expect((failure as ApiError).toBody()).toEqual({
+      error: 'Temporary failure',
+      status: 500,
+      details: 'The record changed concurrently while this request was written; nothing was saved, retry it',
+    });
+  });
+
+  test('other errors pass through at once', async () => {
+    let calls = 0;
+    await expect(retryOnVersionConflict(async () => {
+      calls += 1;
+      throw new Error('boom');
+    })).rejects.toThrow('boom');
+    expect(calls).toBe(1);
+  });
+});
