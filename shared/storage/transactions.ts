@@ -16,6 +16,10 @@ export class TransactionConditionFailed extends Error {
 
 const CONFLICT_RETRIES = 4;
 
+/** The pause before retrying a write DynamoDB cancelled for a concurrent one (jittered, doubling). */
+export const conflictBackoff = (attempt: number): Promise<void> =>
+  new Promise((resolve) => setTimeout(resolve, 10 * 2 ** attempt + Math.random() * 20));
+
 /**
  * Writes the items in one TransactWriteItems call. Concurrent transactions on the same counter item
  * are cancelled by DynamoDB with `TransactionConflict`; those are retried with jittered backoff.
@@ -32,7 +36,7 @@ export async function transactWrite(items: TransactItem[]): Promise<void> {
       if (failed.length > 0) throw new TransactionConditionFailed(failed);
       const conflict = reasons.some((reason) => reason.Code === 'TransactionConflict');
       if (!conflict || attempt >= CONFLICT_RETRIES) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 10 * 2 ** attempt + Math.random() * 20));
+      await conflictBackoff(attempt);
     }
   }
 }

@@ -6,7 +6,7 @@ import { newId } from '../ids';
 import { getDocumentClient, getTableName } from '../storage/dynamo-client';
 import { DUE_DELIVERY_SHARDS, expiresInDays, webhookKeys, type ItemKey } from '../storage/keys';
 import { batchGetAll, countAll, itemKeyOf, queryAll, queryOffsetPage } from '../storage/paginated-requests';
-import type { TransactItem } from '../storage/transactions';
+import { conflictBackoff, type TransactItem } from '../storage/transactions';
 
 export const WEBHOOK_DELIVERY_ENTITY = 'webhook_delivery';
 
@@ -144,14 +144,7 @@ export function deliveryPut(delivery: WebhookDelivery): TransactItem {
  */
 export async function putDeliveryOnce(delivery: WebhookDelivery): Promise<{ created: true } | { created: false; existing: WebhookDelivery }> {
   try {
-    await getDocumentClient().send(
-      new PutCommand({
-        TableName: getTableName(),
-        Item: deliveryToItem(delivery),
-        ConditionExpression: 'attribute_not_exists(pk)',
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
+    await getDocumentClient().send(new PutCommand({ ...deliveryPut(delivery).Put!, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }));
     return { created: true };
   } catch (error) {
     if (error instanceof ConditionalCheckFailedException && error.Item) {
@@ -205,14 +198,7 @@ export async function putDeliveriesOnce(deliveries: WebhookDelivery[]): Promise<
           try {
             await getDocumentClient().send(
               new TransactWriteCommand({
-                TransactItems: remaining.map((index) => ({
-                  Put: {
-                    TableName: getTableName(),
-                    Item: deliveryToItem(deliveries[index]),
-                    ConditionExpression: 'attribute_not_exists(pk)',
-                    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-                  },
-                })),
+                TransactItems: remaining.map((index) => ({ Put: { ...deliveryPut(deliveries[index]).Put!, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } })),
               }),
             );
             for (const index of remaining) results[index] = { status: 'fulfilled', value: { created: true } };
@@ -220,6 +206,9 @@ export async function putDeliveriesOnce(deliveries: WebhookDelivery[]): Promise<
           } catch (error) {
             if (!(error instanceof TransactionCanceledException) || attempt >= TRANSACTION_ATTEMPTS) throw error;
             const reasons = error.CancellationReasons ?? [];
+            // Only existing deliveries and conflicts with concurrent writes are retried; anything
+            // else (a validation error) fails the chunk at once.
+            if (reasons.some((reason) => !['ConditionalCheckFailed', 'TransactionConflict', 'None', undefined].includes(reason?.Code))) throw error;
             const next: number[] = [];
             const alone: number[] = [];
             remaining.forEach((index, position) => {
@@ -232,7 +221,7 @@ export async function putDeliveriesOnce(deliveries: WebhookDelivery[]): Promise<
             });
             for (const index of alone) results[index] = { status: 'fulfilled', value: await putDeliveryOnce(deliveries[index]) };
             // Cancelled for another reason (a conflict with a concurrent write): try again after a pause.
-            if (next.length === remaining.length && alone.length === 0) await new Promise((resolve) => setTimeout(resolve, 10 * 2 ** attempt + Math.random() * 20));
+            if (next.length === remaining.length && alone.length === 0) await conflictBackoff(attempt);
             remaining = next;
           }
         }
