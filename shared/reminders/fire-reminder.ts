@@ -37,12 +37,14 @@ export type FireOutcome = 'fired' | 'not_due' | 'not_armed';
  * timeline gets `reminder_sent` (actor null). The write is conditional on the version just read
  * (still `scheduled` at the armed `remind_at`) and on the file still existing, so a reminder moved,
  * cancelled, deleted or fired by a concurrent caller is left alone: exactly once per arming.
+ * `known` is the reminder as the sweep read it from the due index: the first attempt relies on it
+ * (the transaction's conditions catch anything stale) and only a failed attempt reads it again.
  */
-export async function fireReminder(target: ReminderTarget, now = Date.now()): Promise<FireOutcome> {
+export async function fireReminder(target: ReminderTarget, now = Date.now(), known?: Record<string, unknown>): Promise<FireOutcome> {
   const client = getDocumentClient();
   const key = reminderKey(target);
   for (let attempt = 0; attempt < 3; attempt++) {
-    const item = (await client.send(new GetCommand({ TableName: getTableName(), Key: key, ConsistentRead: true }))).Item;
+    const item = attempt === 0 && known ? known : (await client.send(new GetCommand({ TableName: getTableName(), Key: key, ConsistentRead: true }))).Item;
     if (!item || item.status !== 'scheduled' || item.remind_at !== target.remind_at) return 'not_armed';
     const due = Date.parse(item.remind_at as string);
     if (!(due <= now + EARLY_TOLERANCE_MS)) return 'not_due';
@@ -91,21 +93,25 @@ export async function fireReminder(target: ReminderTarget, now = Date.now()): Pr
   return 'not_armed';
 }
 
-/** Reminders due by `now` in one shard of the due index (at most `limit`). */
-async function dueInShard(shard: number, now: Date, limit: number): Promise<ReminderTarget[]> {
+/** What firing reads of a reminder: the index projects every attribute, so the sweep reads just these. */
+const FIRING_ATTRIBUTES = ['organization_id', 'mortgage_file_id', 'id', 'remind_at', '#status', '#version', 'title', 'recipient_user_id'];
+
+/** Reminders due by `now` in one shard of the due index (at most `limit`), with what firing them needs. */
+async function dueInShard(shard: number, now: Date, limit: number): Promise<Array<{ target: ReminderTarget; item: Record<string, unknown> }>> {
   const page = await getDocumentClient().send(
     new QueryCommand({
       TableName: getTableName(),
       IndexName: 'gsi2',
       KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :bound',
       ExpressionAttributeValues: { ':pk': reminderKeys.dueReminders(shard), ':bound': reminderKeys.dueBound(now) },
-      ProjectionExpression: 'organization_id, mortgage_file_id, id, remind_at',
+      ProjectionExpression: FIRING_ATTRIBUTES.join(', '),
+      ExpressionAttributeNames: { '#status': 'status', '#version': 'version' },
       Limit: limit,
     }),
   );
   return (page.Items ?? []).flatMap((item) => {
     const parsed = reminderTargetSchema.safeParse({ organization_id: item.organization_id, mortgage_file_id: item.mortgage_file_id, reminder_id: item.id, remind_at: item.remind_at });
-    return parsed.success ? [parsed.data] : [];
+    return parsed.success ? [{ target: parsed.data, item }] : [];
   });
 }
 
@@ -113,16 +119,17 @@ async function dueInShard(shard: number, now: Date, limit: number): Promise<Remi
  * The sweep: every reminder the due index holds as due by now is fired (the local poller runs it
  * every second; in AWS a `rate(5 minutes)` schedule runs it for reminders whose own schedule was
  * never created, for example after a crash between the commit and the Scheduler call). The index
- * is eventually consistent; `fireReminder` re-reads each one. Returns how many fired, and
+ * is eventually consistent: each is fired on condition of what the index showed, and read again only
+ * when that condition fails. Returns how many fired, and
  * whether a shard had more than one page due.
  */
 export async function sweepDueReminders(now = new Date(), perShard = 100): Promise<{ fired: number; due: number; more: boolean }> {
   const shards = await Promise.all(Array.from({ length: DUE_REMINDER_SHARDS }, (_, shard) => dueInShard(shard, now, perShard)));
   const due = shards.flat();
   let fired = 0;
-  // A few at a time: each is two round trips.
+  // A few at a time: each is one transaction (two round trips when what the index showed was stale).
   for (let start = 0; start < due.length; start += 10) {
-    const outcomes = await Promise.all(due.slice(start, start + 10).map((target) => fireReminder(target, now.getTime())));
+    const outcomes = await Promise.all(due.slice(start, start + 10).map(({ target, item }) => fireReminder(target, now.getTime(), item)));
     fired += outcomes.filter((outcome) => outcome === 'fired').length;
   }
   return { fired, due: due.length, more: shards.some((shard) => shard.length >= perShard) };

@@ -452,6 +452,7 @@ export const REMINDER_ROUND_TRIP_BUDGET = {
   'PATCH /mortgage-files/{id}/reminders/{reminderId} status cancelled': 3,
   'DELETE /mortgage-files/{id}/reminders/{reminderId}': 3,
   'scheduler-target: fire one reminder': 2,
+  'scheduler-target: sweep firing one due reminder (the Queries, then one transaction: the index item is relied on)': 11,
   'scheduler-target: sweep with nothing due (one Query per shard)': 10,
 };
 
@@ -482,6 +483,12 @@ test('reminder operations stay within their DynamoDB round-trip budgets', async 
   const fired = await handler({ kind: 'reminder', organization_id: owner.organizationId, mortgage_file_id: file.id, reminder_id: created.response.body.id, remind_at: remindAt }, localLambdaContext('scheduler-target'));
   expect(fired).toEqual({ kind: 'reminder', fired: 1 });
   counts['scheduler-target: fire one reminder'] = runtime.roundTrips() - before;
+  const overdue = await send('POST', collection, { title: 'Overdue', remind_at: new Date(Date.now() - 1000).toISOString() });
+  expect(overdue.response.body.status).toBe('scheduled');
+  before = runtime.roundTrips();
+  expect(await handler({ kind: 'sweep-reminders' }, localLambdaContext('scheduler-target'))).toEqual({ kind: 'sweep-reminders', fired: 1 });
+  counts['scheduler-target: sweep firing one due reminder (the Queries, then one transaction: the index item is relied on)'] = runtime.roundTrips() - before;
+  expect((await send('GET', `${collection}/${overdue.response.body.id}`)).response.body.status).toBe('sent');
   before = runtime.roundTrips();
   expect(await handler({ kind: 'sweep-reminders' }, localLambdaContext('scheduler-target'))).toEqual({ kind: 'sweep-reminders', fired: 0 });
   counts['scheduler-target: sweep with nothing due (one Query per shard)'] = runtime.roundTrips() - before;
