@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { badRequest, conflict, noUpdatableFields } from '../../shared/http/errors';
+import { conflict, noUpdatableFields, validationFailed as invalid } from '../../shared/http/errors';
 import { defineEntity, type StoredRecord } from '../../shared/resources/entity';
 import {
   calendarDate,
@@ -78,7 +78,6 @@ export const customerSchema = z
   .meta({ id: 'Customer' });
 export type Customer = z.infer<typeof customerSchema>;
 
-const invalid = (details: string) => badRequest('Validation failed', { details });
 
 /**
  * The rules on the whole record (create, and the record an update would leave): names, the id

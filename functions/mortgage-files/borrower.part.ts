@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { isAllowed } from '../../shared/auth/permissions';
-import { badRequest, conflict, forbidden, noUpdatableFields } from '../../shared/http/errors';
+import { conflict, forbidden, noUpdatableFields, validationFailed as invalid } from '../../shared/http/errors';
 import { definePart, partsOf, planPartDelete, siblingsOf, type Family } from '../../shared/resources/child-entity';
 import type { StoredRecord } from '../../shared/resources/entity';
 import { getRecord, getRecords, planCreate, planUpdate } from '../../shared/resources/entity.repository';
@@ -75,7 +75,6 @@ export const borrowerSchema = z
   })
   .meta({ id: 'Borrower' });
 
-const invalid = (details: string) => badRequest('Validation failed', { details });
 
 /** What a borrower's customer is made of: the inline fields the body sent (null: no value). */
 export function inlineCustomerFields(input: Record<string, unknown>): Record<string, unknown> {

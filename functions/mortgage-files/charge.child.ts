@@ -1,24 +1,23 @@
 import * as z from 'zod';
-import { badRequest, conflict, noUpdatableFields } from '../../shared/http/errors';
-import { listMilestoneTemplates } from '../../shared/organizations/file-settings.repository';
+import { conflict, noUpdatableFields, validationFailed as invalid } from '../../shared/http/errors';
+import { findMilestoneTemplateById } from '../../shared/organizations/file-settings.repository';
 import { childKey, childOperations, defineChild, planChildRewrite, type ChildScope } from '../../shared/resources/child-collection';
 import type { StoredRecord } from '../../shared/resources/entity';
 import { sameValue } from '../../shared/resources/entity.repository';
 import { VersionConflict, type WriteBatch } from '../../shared/resources/write-batch';
-import { amountSchema, integerSchema } from '../../shared/validation/bounded';
+import { integerSchema } from '../../shared/validation/bounded';
 import { calendarDate, listValue, requiredText, TITLE_MAX } from '../../shared/validation/fields';
 import { versionOf } from '../../shared/http/record-version';
 import { timelinePut } from './file-rows';
 import { israelDay, milestoneRowChild, milestoneRowId, readMilestoneRow } from './milestone-rows';
 import { mortgageFileEntity } from './mortgage-file.entity';
-import { addDays, chargeStatusFor, fromAgorot, toAgorot } from './money';
+import { addDays, chargeStatusFor, fromAgorot, positiveAmount, toAgorot } from './money';
 
 /** resources.md §9.10: a file's charges. */
 export const CHARGE_TYPE = 'CHARGE';
 export const CHARGE_ENTITY = 'charge';
 const dateTime = z.iso.datetime({ offset: true });
 
-const positiveAmount = () => amountSchema().refine((value) => value > 0, 'must be greater than 0');
 /** `currency` is read-only "ILS": sending "ILS" is accepted, anything else → 400. */
 export const currencySchema = () => z.literal('ILS', { error: 'must be "ILS"' });
 const offsetDays = () => integerSchema(0, 365);
@@ -83,15 +82,10 @@ export const CHARGE_FIELDS = [
   'created_by',
 ];
 
-const invalid = (details: string) => badRequest('Validation failed', { details });
 
 /** `milestone_id` must name a milestone template of the organization (active or not): 400 otherwise. */
 async function requireTemplate(organizationId: string, milestoneId: string): Promise<void> {
-  const templates = await listMilestoneTemplates(organizationId);
-  if (!templates.some((template) => template.milestone_id === milestoneId)) invalidThrow('milestone_id: not a milestone template of this organization');
-}
-function invalidThrow(details: string): never {
-  throw invalid(details);
+  if (!(await findMilestoneTemplateById(organizationId, milestoneId))) throw invalid('milestone_id: not a milestone template of this organization');
 }
 
 /**
@@ -118,7 +112,7 @@ async function dueDateFromLinkedMilestone(charge: Record<string, unknown>, scope
 function requireLinkPair(values: Record<string, unknown>): void {
   const hasId = values.milestone_id !== null && values.milestone_id !== undefined;
   const hasKey = values.milestone_status_key !== null && values.milestone_status_key !== undefined;
-  if (hasId !== hasKey) invalidThrow('milestone_id, milestone_status_key: give both or neither');
+  if (hasId !== hasKey) throw invalid('milestone_id, milestone_status_key: give both or neither');
 }
 
 /**
@@ -199,8 +193,8 @@ export const chargeChild = defineChild({
   async change(current, input, scope, batch) {
     const sent = Object.fromEntries(SETTABLE.flatMap((name) => (input[name] === undefined ? [] : [[name, input[name]]])));
     if (Object.keys(sent).length === 0) throw noUpdatableFields();
-    if (sent.description === null) invalidThrow('description: cannot be cleared');
-    if (sent.amount === null) invalidThrow('amount: cannot be cleared');
+    if (sent.description === null) throw invalid('description: cannot be cleared');
+    if (sent.amount === null) throw invalid('amount: cannot be cleared');
     const changes: Record<string, unknown> = {};
     for (const name of ['description', 'amount', 'milestone_id', 'milestone_status_key', 'milestone_due_offset_days']) if (name in sent) changes[name] = sent[name];
     if ('due_date' in sent) {
@@ -216,7 +210,7 @@ export const chargeChild = defineChild({
     if ('status' in sent) {
       if (sent.status === 'cancelled') status = 'cancelled';
       else if (sent.status === 'pending' && current.status === 'cancelled') status = 'recalculate';
-      else invalidThrow('status: only "cancelled", or "pending" on a cancelled charge, may be sent');
+      else throw invalid('status: only "cancelled", or "pending" on a cancelled charge, may be sent');
     }
     if (status !== 'cancelled' && (status === 'recalculate' || !sameValue(after.amount, current.amount))) {
       status = chargeStatusFor(toAgorot(current.paid_amount), toAgorot(after.amount));

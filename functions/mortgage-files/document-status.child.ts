@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { badRequest, conflict, noUpdatableFields } from '../../shared/http/errors';
+import { conflict, noUpdatableFields, validationFailed as invalid } from '../../shared/http/errors';
 import { nowIso } from '../../shared/ids';
 import { childOperations, defineChild, type ChildScope } from '../../shared/resources/child-collection';
 import { partKey, requireFamily, siblingsOf, type Family, type PartDefinition } from '../../shared/resources/child-entity';
@@ -66,7 +66,6 @@ const createSchema = z.object(writable).meta({ id: 'CreateDocumentStatusRequest'
 const updateSchema = z.object({ ...writable, document_type: writable.document_type.nullable().optional() }).meta({ id: 'UpdateDocumentStatusRequest' });
 
 type Note = z.infer<typeof documentStatusNoteSchema>;
-const invalid = (details: string) => badRequest('Validation failed', { details });
 const noteOf = (input: Record<string, unknown>): string | null => (typeof input.note === 'string' && input.note !== '' ? input.note : null);
 
 function entry(scope: ChildScope, from: string | null, to: string, note: string | null): Note {

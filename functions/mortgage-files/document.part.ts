@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { badRequest, noUpdatableFields } from '../../shared/http/errors';
+import { noUpdatableFields, validationFailed as invalid } from '../../shared/http/errors';
 import { definePart, partKey, partOperations, siblingsOf, type Family, type PartDefinition } from '../../shared/resources/child-entity';
 import type { WriteBatch } from '../../shared/resources/write-batch';
 import { KEY_MAX, TITLE_MAX } from '../../shared/validation/fields';
@@ -44,7 +44,6 @@ export const documentInput = z.object({
   borrower_id: z.uuid({ error: 'must be a borrower id' }).nullable().default(null),
 });
 
-const invalid = (details: string) => badRequest('Validation failed', { details });
 
 /** A referenced part must still exist when the document is written (it may be removed meanwhile). */
 function planStillThere(family: Family, part: PartDefinition, id: string, field: string, batch: WriteBatch): void {

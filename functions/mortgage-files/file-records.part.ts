@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { badRequest, noUpdatableFields } from '../../shared/http/errors';
+import { noUpdatableFields, validationFailed as invalid } from '../../shared/http/errors';
 import { definePart, siblingsOf, type Family, type PartDefinition } from '../../shared/resources/child-entity';
 import type { StoredRecord } from '../../shared/resources/entity';
 import { amountSchema, signedAmountSchema } from '../../shared/validation/bounded';
@@ -7,7 +7,6 @@ import { calendarDate, emptyToNull, FREE_TEXT_MAX, listValue, NAME_MAX, text } f
 import { borrowerPart } from './borrower.part';
 import { mortgageFileEntity } from './mortgage-file.entity';
 
-const invalid = (details: string) => badRequest('Validation failed', { details });
 const dateTime = z.iso.datetime({ offset: true });
 
 interface RecordPartSpec {

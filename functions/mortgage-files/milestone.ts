@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { badRequest, noUpdatableFields } from '../../shared/http/errors';
+import { noUpdatableFields, validationFailed as invalid } from '../../shared/http/errors';
 import { defineOperation, type Operation } from '../../shared/http/operation';
 import { versionOf, withVersion } from '../../shared/http/record-version';
 import { list, ok } from '../../shared/http/response';
@@ -125,7 +125,6 @@ export async function listMilestones(organizationId: string, fileId: string, inc
 
 type ProgressBody = z.infer<typeof milestoneProgressSchema>;
 const OPTIONAL = ['status', 'due_date', 'order', 'is_removed', 'note', 'checklist'] as const;
-const invalid = (details: string) => badRequest('Validation failed', { details });
 
 /** The row's changed fields for a progress body (nothing for values it already has). */
 function progressChanges(row: StoredRecord, body: ProgressBody, template: MilestoneTemplate, userId: string | null, at: string): Record<string, unknown> {

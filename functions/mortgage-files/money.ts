@@ -1,3 +1,5 @@
+import { amountSchema } from '../../shared/validation/bounded';
+
 /**
  * Exact money for charges and payments (resources.md §9.10, §9.11): amounts are ILS JSON numbers
  * with at most 2 decimals (`amountSchema`), and every sum is computed in whole agorot (integers,
@@ -18,3 +20,6 @@ export function addDays(day: string, days: number): string {
   date.setUTCDate(date.getUTCDate() + days);
   return date.toISOString().slice(0, 10);
 }
+
+/** A charge's or payment's amount: an ILS amount (`amountSchema`) greater than 0. */
+export const positiveAmount = () => amountSchema().refine((value) => value > 0, 'must be greater than 0');

@@ -1,16 +1,15 @@
 import * as z from 'zod';
-import { badRequest, conflict, noUpdatableFields } from '../../shared/http/errors';
+import { conflict, noUpdatableFields, validationFailed as invalid } from '../../shared/http/errors';
 import { nowIso } from '../../shared/ids';
 import { findPaymentSource } from '../../shared/organizations/file-settings.repository';
 import { childOperations, defineChild, getChild, type ChildScope } from '../../shared/resources/child-collection';
 import type { StoredRecord } from '../../shared/resources/entity';
 import type { WriteBatch } from '../../shared/resources/write-batch';
-import { amountSchema } from '../../shared/validation/bounded';
 import { calendarDate, FREE_TEXT_MAX, KEY_MAX, NAME_MAX, requiredText, text, todayInIsrael } from '../../shared/validation/fields';
 import { chargeChild, currencySchema, planChargePayments } from './charge.child';
 import { timelinePut } from './file-rows';
 import { mortgageFileEntity } from './mortgage-file.entity';
-import { toAgorot } from './money';
+import { positiveAmount, toAgorot } from './money';
 
 /**
  * resources.md §9.11: a file's payments. Recording, changing the amount, moving (`charge_id` to
@@ -24,7 +23,6 @@ export const PAYMENT_ENTITY = 'payment';
 const dateTime = z.iso.datetime({ offset: true });
 const REFERENCE_MAX = NAME_MAX;
 
-const positiveAmount = () => amountSchema().refine((value) => value > 0, 'must be greater than 0');
 
 export const paymentSchema = z
   .object({
@@ -73,21 +71,18 @@ const updatePaymentSchema = z
 export const PAYMENT_FIELDS = ['amount', 'currency', 'paid_at', 'payment_source', 'charge_id', 'reference', 'notes', 'created_by'];
 const SETTABLE = ['amount', 'paid_at', 'payment_source', 'charge_id', 'reference', 'notes'];
 
-const invalid = (details: string): never => {
-  throw badRequest('Validation failed', { details });
-};
 const emptyToNull = (value: unknown) => (value === '' || value === undefined ? null : value);
 
 /** An active payment source of the organization (§12), else 400. */
 async function requireActiveSource(organizationId: string, key: string): Promise<void> {
   const source = await findPaymentSource(organizationId, key);
-  if (!source?.is_active) invalid('payment_source: not an active payment source of this organization');
+  if (!source?.is_active) throw invalid('payment_source: not an active payment source of this organization');
 }
 
 /** This file's charge (400 otherwise), read consistently; linking to a cancelled one → 409. */
 async function chargeToLink(scope: ChildScope, id: string): Promise<StoredRecord> {
   const charge = await getChild(chargeChild, scope.context.organizationId, scope.parent.id, id, true);
-  if (!charge) return invalid('charge_id: not a charge of this mortgage file');
+  if (!charge) throw invalid('charge_id: not a charge of this mortgage file');
   return charge;
 }
 function refuseCancelled(charge: StoredRecord): void {
@@ -151,7 +146,7 @@ export const paymentChild = defineChild({
   async change(current, input, scope, batch) {
     const sent = Object.fromEntries(SETTABLE.flatMap((name) => (input[name] === undefined ? [] : [[name, input[name]]])));
     if (Object.keys(sent).length === 0) throw noUpdatableFields();
-    for (const name of ['amount', 'paid_at', 'payment_source']) if (sent[name] === null) invalid(`${name}: cannot be cleared`);
+    for (const name of ['amount', 'paid_at', 'payment_source']) if (sent[name] === null) throw invalid(`${name}: cannot be cleared`);
     const changes: Record<string, unknown> = { ...sent };
     for (const name of ['reference', 'notes']) if (name in sent) changes[name] = emptyToNull(sent[name]);
 

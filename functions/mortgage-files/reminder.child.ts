@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { badRequest, noUpdatableFields } from '../../shared/http/errors';
+import { noUpdatableFields, validationFailed as invalid } from '../../shared/http/errors';
 import { getLogger } from '../../shared/logger';
 import { findActiveUser } from '../../shared/organizations/user.repository';
 import { REMINDER_TYPE, type ReminderTarget } from '../../shared/reminders/fire-reminder';
@@ -81,7 +81,6 @@ const updateReminderSchema = z
 export const REMINDER_FIELDS = ['title', 'message', 'remind_at', 'recipient_user_id', 'channels', 'status', 'sent_at', 'created_by'];
 const WRITABLE = ['title', 'message', 'remind_at', 'recipient_user_id', 'channels', 'status'];
 
-const invalid = (details: string) => badRequest('Validation failed', { details });
 const sameInstant = (a: unknown, b: unknown) => typeof a === 'string' && typeof b === 'string' && Date.parse(a) === Date.parse(b);
 
 /** The recipient (spec §2 "User ids"): the one named, else the key's user, else the file's assignee; an active user or 400. */

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { ApiError, badRequest, recordNotFound } from '../../shared/http/errors';
+import { ApiError, recordNotFound, validationFailed as invalid } from '../../shared/http/errors';
 import { versionOf } from '../../shared/http/record-version';
 import { isUuid, nowIso } from '../../shared/ids';
 import { listValues } from '../../shared/lists/system-lists';
@@ -135,7 +135,6 @@ export function scopeOf(context: WriteContext): WriteScope {
 /** Input key of a nested create: the file of the path (`/mortgage-files/{id}/tasks`). */
 export const FILE_FROM_PATH = Symbol('file from path');
 
-const invalid = (details: string) => badRequest('Validation failed', { details });
 const REFERENCE_MEANING: Record<(typeof REFERENCE_FIELDS)[number], string> = {
   parent_task_id: 'parent_task_id: not a task of the organization',
   mortgage_file_id: 'mortgage_file_id: not a mortgage file of the organization',

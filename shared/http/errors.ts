@@ -43,6 +43,9 @@ export const forbidden = (error: string, options?: ApiErrorOptions) => new ApiEr
 export const notFound = (what = 'Not found') => new ApiError(404, what);
 export const conflict = (error: string, options?: ApiErrorOptions) => new ApiError(409, error, options);
 
+/** A body value refused by a domain rule: 400 `Validation failed` with the field and the reason in `details`. */
+export const validationFailed = (details: string) => badRequest('Validation failed', { details });
+
 /**
  * A record kept changing under a write (concurrent writers used up the write's retries). Spec §7
  * keeps 409 for conflicts a client must resolve and says a 500 may be retried as it is, which is
