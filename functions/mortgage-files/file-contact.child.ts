@@ -75,7 +75,7 @@ export async function contactLinkDeletes(organizationId: string, contactId: stri
     IndexName: 'gsi2',
     KeyConditionExpression: 'gsi2pk = :pk',
     ExpressionAttributeValues: { ':pk': contactLinksPartition(organizationId, contactId) },
-    ProjectionExpression: 'pk, sk, mortgage_file_id, contact_id, #role',
+    ProjectionExpression: 'pk, sk, mortgage_file_id, #role',
     ExpressionAttributeNames: { '#role': 'role' },
   });
   return links.flatMap((link) => [

@@ -98,7 +98,7 @@ export function freshRow(organizationId: string, file: StoredRecord, template: M
  * condition matches the new file's `mortgage_type`.
  */
 export function planOwnMilestoneRows(context: WriteContext, file: StoredRecord, activeTemplates: MilestoneTemplate[], batch: WriteBatch): void {
-  for (const template of activeTemplates.filter((candidate) => candidate.is_active && templateMatches(candidate, file.mortgage_type))) {
+  for (const template of activeTemplates.filter((candidate) => templateMatches(candidate, file.mortgage_type))) {
     batch.add(newChildPut(milestoneRowChild, withVersion(freshRow(context.organizationId, file, template, true, file.created_at), 1)));
   }
 }
