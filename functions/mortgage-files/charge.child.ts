@@ -1,7 +1,7 @@
 import * as z from 'zod';
-import { conflict, noUpdatableFields, validationFailed as invalid } from '../../shared/http/errors';
+import { conflict, validationFailed as invalid } from '../../shared/http/errors';
 import { findMilestoneTemplateById } from '../../shared/organizations/file-settings.repository';
-import { childKey, childOperations, defineChild, planChildRewrite, type ChildScope } from '../../shared/resources/child-collection';
+import { childKey, childOperations, defineChild, planChildRewrite, type ChildScope, sentFields } from '../../shared/resources/child-collection';
 import type { StoredRecord } from '../../shared/resources/entity';
 import { sameValue } from '../../shared/resources/entity.repository';
 import { VersionConflict, type WriteBatch } from '../../shared/resources/write-batch';
@@ -191,10 +191,7 @@ export const chargeChild = defineChild({
     return { ...values, ...due };
   },
   async change(current, input, scope, batch) {
-    const sent = Object.fromEntries(SETTABLE.flatMap((name) => (input[name] === undefined ? [] : [[name, input[name]]])));
-    if (Object.keys(sent).length === 0) throw noUpdatableFields();
-    if (sent.description === null) throw invalid('description: cannot be cleared');
-    if (sent.amount === null) throw invalid('amount: cannot be cleared');
+    const sent = sentFields(input, SETTABLE, ['description', 'amount']);
     const changes: Record<string, unknown> = {};
     for (const name of ['description', 'amount', 'milestone_id', 'milestone_status_key', 'milestone_due_offset_days']) if (name in sent) changes[name] = sent[name];
     if ('due_date' in sent) {

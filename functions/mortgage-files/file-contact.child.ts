@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { badRequest, conflict, noUpdatableFields } from '../../shared/http/errors';
-import { childOperations, childRowKey, defineChild } from '../../shared/resources/child-collection';
+import { conflict, validationFailed } from '../../shared/http/errors';
+import { childOperations, childRowKey, defineChild, sentFields } from '../../shared/resources/child-collection';
 import type { StoredRecord } from '../../shared/resources/entity';
 import { getRecords, recordFromItem, sameValue } from '../../shared/resources/entity.repository';
 import { VersionConflict, type WriteBatch } from '../../shared/resources/write-batch';
@@ -141,7 +141,7 @@ export const fileContactChild = defineChild({
     const roles = requestedRole ? [requestedRole] : listValues('contact-types');
     const items = await batchGetAll([contactKey, ...roles.map((role) => guardKey(context.organizationId, parent.id, contactId, role))], { consistentRead: true });
     const contactItem = items.find((item) => item.pk === contactKey.pk && item.sk === contactKey.sk);
-    if (!contactItem) throw badRequest('Validation failed', { details: 'contact_id: not a contact of the organization' });
+    if (!contactItem) throw validationFailed('contact_id: not a contact of the organization');
     const contact = recordFromItem(contactEntity, contactItem);
     const role = requestedRole ?? (contact.type as string);
     const roleGuard = guardKey(context.organizationId, parent.id, contactId, role);
@@ -154,9 +154,7 @@ export const fileContactChild = defineChild({
     planGuardPut(batch, context.organizationId, record.mortgage_file_id as string, record.contact_id as string, record.role as string, record.id);
   },
   async change(current, input, { context }, batch) {
-    const provided: Record<string, unknown> = Object.fromEntries(['role', 'notes'].flatMap((name) => (input[name] === undefined ? [] : [[name, emptyToNull(input[name])]])));
-    if (Object.keys(provided).length === 0) throw noUpdatableFields();
-    if ('role' in provided && provided.role === null) throw badRequest('Validation failed', { details: 'role: cannot be cleared' });
+    const provided = Object.fromEntries(Object.entries(sentFields(input, ['role', 'notes'], ['role'])).map(([name, value]) => [name, emptyToNull(value)]));
     const changed = Object.fromEntries(Object.entries(provided).filter(([name, value]) => !sameValue(current[name], value)));
     if (typeof changed.role === 'string') {
       const fileId = current.mortgage_file_id as string;

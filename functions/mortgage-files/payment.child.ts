@@ -1,8 +1,8 @@
 import * as z from 'zod';
-import { conflict, noUpdatableFields, validationFailed as invalid } from '../../shared/http/errors';
+import { conflict, validationFailed as invalid } from '../../shared/http/errors';
 import { nowIso } from '../../shared/ids';
 import { findPaymentSource } from '../../shared/organizations/file-settings.repository';
-import { childOperations, defineChild, getChild, type ChildScope } from '../../shared/resources/child-collection';
+import { childOperations, defineChild, getChild, type ChildScope, sentFields } from '../../shared/resources/child-collection';
 import type { StoredRecord } from '../../shared/resources/entity';
 import type { WriteBatch } from '../../shared/resources/write-batch';
 import { calendarDate, FREE_TEXT_MAX, KEY_MAX, NAME_MAX, requiredText, text, todayInIsrael } from '../../shared/validation/fields';
@@ -144,9 +144,7 @@ export const paymentChild = defineChild({
     return values;
   },
   async change(current, input, scope, batch) {
-    const sent = Object.fromEntries(SETTABLE.flatMap((name) => (input[name] === undefined ? [] : [[name, input[name]]])));
-    if (Object.keys(sent).length === 0) throw noUpdatableFields();
-    for (const name of ['amount', 'paid_at', 'payment_source']) if (sent[name] === null) throw invalid(`${name}: cannot be cleared`);
+    const sent = sentFields(input, SETTABLE, ['amount', 'paid_at', 'payment_source']);
     const changes: Record<string, unknown> = { ...sent };
     for (const name of ['reference', 'notes']) if (name in sent) changes[name] = emptyToNull(sent[name]);
 

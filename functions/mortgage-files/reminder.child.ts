@@ -1,10 +1,10 @@
 import * as z from 'zod';
-import { noUpdatableFields, validationFailed as invalid } from '../../shared/http/errors';
+import { validationFailed as invalid } from '../../shared/http/errors';
 import { getLogger } from '../../shared/logger';
 import { findActiveUser } from '../../shared/organizations/user.repository';
 import { REMINDER_TYPE, type ReminderTarget } from '../../shared/reminders/fire-reminder';
 import { getReminderScheduler } from '../../shared/reminders/reminder-scheduler';
-import { childOperations, defineChild, type ChildScope } from '../../shared/resources/child-collection';
+import { childOperations, defineChild, type ChildScope, sentFields } from '../../shared/resources/child-collection';
 import type { StoredRecord } from '../../shared/resources/entity';
 import { reminderKeys } from '../../shared/storage/keys';
 import { FREE_TEXT_MAX, listValue, requiredText, text, TITLE_MAX } from '../../shared/validation/fields';
@@ -147,9 +147,7 @@ export const reminderChild = defineChild({
     };
   },
   async change(current, input, scope) {
-    const provided: Record<string, unknown> = Object.fromEntries(WRITABLE.flatMap((name) => (input[name] === undefined ? [] : [[name, input[name]]])));
-    if (Object.keys(provided).length === 0) throw noUpdatableFields();
-    for (const name of ['title', 'remind_at', 'status']) if (provided[name] === null) throw invalid(`${name}: cannot be cleared`);
+    const provided = sentFields(input, WRITABLE, ['title', 'remind_at', 'status']);
     const changes: Record<string, unknown> = {};
     if (provided.title !== undefined) changes.title = provided.title;
     if (provided.message !== undefined) changes.message = provided.message === '' ? null : provided.message;

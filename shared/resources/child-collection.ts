@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { noUpdatableFields, recordNotFound } from '../http/errors';
+import { noUpdatableFields, recordNotFound, validationFailed } from '../http/errors';
 import { parsePaging, sanitizeSearchTerm } from '../http/list-query';
 import type { Operation } from '../http/operation';
 import { assertPrecondition, storedVersion, versionOf, withVersion } from '../http/record-version';
@@ -99,6 +99,19 @@ export interface ChildDefinition {
 export interface ChildScope {
   context: WriteContext;
   parent: StoredRecord;
+}
+
+/**
+ * The start of a `change` hook: the writable fields the body sent (undefined = not sent). None →
+ * 400 `No updatable fields provided`; a `required` one sent as null or '' → 400
+ * `<field>: cannot be cleared`.
+ */
+export function sentFields(input: Record<string, unknown>, writable: readonly string[], required: readonly string[] = []): Record<string, unknown> {
+  const sent = Object.fromEntries(writable.flatMap((name) => (input[name] === undefined ? [] : [[name, input[name]]])));
+  if (Object.keys(sent).length === 0) throw noUpdatableFields();
+  const cleared = required.find((name) => sent[name] === null || sent[name] === '');
+  if (cleared) throw validationFailed(`${cleared}: cannot be cleared`);
+  return sent;
 }
 
 export function defineChild(definition: ChildDefinition): ChildDefinition {
