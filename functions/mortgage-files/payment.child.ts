@@ -144,9 +144,11 @@ export const paymentChild = defineChild({
     return values;
   },
   async change(current, input, scope, batch) {
-    const sent = sentFields(input, SETTABLE, ['amount', 'paid_at', 'payment_source']);
+    const sent = sentFields(input, SETTABLE, ['amount', 'payment_source']);
     const changes: Record<string, unknown> = { ...sent };
     for (const name of ['reference', 'notes']) if (name in sent) changes[name] = emptyToNull(sent[name]);
+    // `paid_at` is not required: cleared, it takes its default again, as on create.
+    if (sent.paid_at === null) changes.paid_at = todayInIsrael();
 
     // An inactive source stays valid on a payment that already carries it.
     const newSource = 'payment_source' in sent && sent.payment_source !== current.payment_source;

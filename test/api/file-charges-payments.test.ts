@@ -168,6 +168,19 @@ describe('payments', () => {
     expect(await call(tenant, 'PATCH', item, { payment_source: 'cash' })).toMatchObject({ payment_source: 'cash' });
   });
 
+  test('update: paid_at cleared takes its default (today) again; amount and payment_source cannot be cleared', async () => {
+    const tenant = await runtime.organization();
+    const file = await newFile(tenant);
+    const payment = await call(tenant, 'POST', payments(file.id), { amount: 5, payment_source: 'cash', paid_at: '2024-01-15' }, 201);
+    const item = `${payments(file.id)}/${payment.id}`;
+    const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'Asia/Jerusalem' }).format(new Date());
+    expect(await call(tenant, 'PATCH', item, { paid_at: null })).toMatchObject({ paid_at: today });
+    for (const field of ['amount', 'payment_source']) {
+      const refused = await runtime.request('PATCH', item, { key: tenant.apiKey, body: { [field]: null } });
+      expect({ field, status: refused.status, details: refused.body.details }).toEqual({ field, status: 400, details: `${field}: cannot be cleared` });
+    }
+  });
+
   test('charge status follows its payments: pending → partial → paid, charge_paid once; exact sums over many payments', async () => {
     const tenant = await runtime.organization();
     const file = await newFile(tenant);
