@@ -49,7 +49,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     let dynamoDb: DynamoDbLocalProcess | undefined;
     let endpoint = options.dynamoDbEndpoint;
     if (!endpoint) {
-      dynamoDb = await startDynamoDbLocal({ port: options.dynamoDbPort ?? 8000, dataDirectory: options.dataDirectory });
+      dynamoDb = await startDynamoDbLocal({ port: options.dynamoDbPort ?? 8000, dataDirectory: options.dataDirectory, lifetime: 'long' });
       stops.push(() => dynamoDb!.stop());
       endpoint = dynamoDb.endpoint;
     }

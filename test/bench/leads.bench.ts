@@ -12,11 +12,13 @@ import { newId } from '../../shared/ids';
 import { getDocumentClient, getTableName } from '../../shared/storage/dynamo-client';
 import { keys } from '../../shared/storage/keys';
 import { freePort } from '../support/free-port';
-import { admin, measure, percentile, report } from './bench-support';
+import { admin, measure, percentile, report, warmUp } from './bench-support';
 
 const LEADS = Number(process.env.BENCH_LEADS ?? 10_000);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 600);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
+/** Unmeasured requests of each kind first (raw GetItem, GET and POST through the API): see warmUp. */
+const WARM_UP = Number(process.env.BENCH_WARM_UP ?? 1000);
 
 async function fillOrganization(organizationId: string): Promise<string[]> {
   const client = getDocumentClient();
@@ -62,7 +64,7 @@ async function main() {
     const { organization_id } = await admin('org', 'create', '--name', 'Bench');
     const { user_id } = await admin('user', 'create', '--org', organization_id, '--name', 'Bench', '--email', 'bench@example.com', '--role', 'member');
     // The API allows 60 requests a minute per key, so the load is spread over enough keys.
-    const keysNeeded = Math.ceil((REQUESTS * 3 + 10) / 55);
+    const keysNeeded = Math.ceil((REQUESTS * 3 + WARM_UP * 2 + 10) / 55);
     const apiKeys: string[] = [];
     for (let index = 0; index < keysNeeded; index++) apiKeys.push((await admin('key', 'create', '--org', organization_id, '--user', user_id, '--permissions', 'admin')).api_key);
     let keyCursor = 0;
@@ -73,9 +75,9 @@ async function main() {
     console.log(`filled ${LEADS} leads in ${((Date.now() - fillStart) / 1000).toFixed(1)} s; ${REQUESTS} requests per operation, concurrency ${CONCURRENCY}`);
 
     const client = getDocumentClient();
-    const raw = await measure('DynamoDB Local GetItem', REQUESTS, CONCURRENCY, async (index) => {
+    const getItem = async (index: number) => {
       await client.send(new GetCommand({ TableName: getTableName(), Key: keys.lead(organization_id, ids[index % ids.length]) }));
-    });
+    };
     const call = async (method: string, path: string, body?: unknown) => {
       const response = await fetch(`${runtime.baseUrl}${path}`, {
         method, headers: { 'x-api-key': nextKey(), 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined,
@@ -83,6 +85,10 @@ async function main() {
       if (response.status >= 300) throw new Error(`${method} ${path} -> ${response.status} ${await response.text()}`);
       await response.arrayBuffer();
     };
+    await warmUp(WARM_UP * 2, CONCURRENCY, getItem);
+    await warmUp(WARM_UP, CONCURRENCY, (index) => call('GET', `/leads/${ids[(index * 104_729) % ids.length]}`));
+    await warmUp(WARM_UP, CONCURRENCY, (index) => call('POST', '/leads', { first_name: `Warm${index}`, phone: '050-000-0000' }));
+    const raw = await measure('DynamoDB Local GetItem', REQUESTS, CONCURRENCY, getItem);
     const getById = await measure('GET /leads/{id}', REQUESTS, CONCURRENCY, (index) => call('GET', `/leads/${ids[(index * 7919) % ids.length]}`));
     const create = await measure('POST /leads', REQUESTS, CONCURRENCY, (index) => call('POST', '/leads', { first_name: `New${index}`, phone: '050-000-0000' }));
     const searches = Math.max(20, Math.floor(REQUESTS / 10));
