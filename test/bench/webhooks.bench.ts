@@ -21,6 +21,8 @@ const EVENTS = Number(process.env.BENCH_EVENTS ?? 300);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const ENDPOINTS = Number(process.env.BENCH_ENDPOINTS ?? 1);
 const REQUESTS_PER_KEY = 55; // the API allows 60 a minute per key
+/** Lead writes delivered to an endpoint of their own before measuring (removed before the measured writes): see warmUp. */
+const WARM_UP_EVENTS = Number(process.env.BENCH_WARM_UP ?? 300);
 
 async function main() {
   process.env.LOG_LEVEL = 'SILENT';
@@ -33,12 +35,19 @@ async function main() {
   let received = 0;
   let allReceived: () => void = () => undefined;
   const done = new Promise<void>((resolve) => (allReceived = resolve));
+  let warmUpReceived = 0;
+  let warmUpDone: () => void = () => undefined;
+  const warmedUp = new Promise<void>((resolve) => (warmUpDone = resolve));
   const receiver = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       const at = performance.now();
       response.end('ok');
+      if (request.url === '/warm-up') {
+        if (++warmUpReceived === WARM_UP_EVENTS) warmUpDone();
+        return;
+      }
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
       const key = `${body.data.id}|${request.url}`;
       if (firstAttemptAt.has(key)) duplicates += 1;
@@ -62,7 +71,7 @@ async function main() {
     const { organization_id } = await admin('org', 'create', '--name', 'Webhooks bench');
     const { user_id } = await admin('user', 'create', '--org', organization_id, '--name', 'Bench', '--email', 'bench@example.com', '--role', 'admin');
     const apiKeys: string[] = [];
-    for (let index = 0; index < Math.ceil((EVENTS + ENDPOINTS + 5) / REQUESTS_PER_KEY); index++) {
+    for (let index = 0; index < Math.ceil((EVENTS + WARM_UP_EVENTS + ENDPOINTS + 7) / REQUESTS_PER_KEY); index++) {
       apiKeys.push((await admin('key', 'create', '--org', organization_id, '--user', user_id, '--permissions', 'admin')).api_key);
     }
     let used = 0;
@@ -82,6 +91,22 @@ async function main() {
     await warmUp(3000, CONCURRENCY, async () => {
       await client.send(new GetCommand({ TableName: getTableName(), Key: keys.organization(organization_id) }));
     });
+    // Then the whole pipeline (writes, stream, fanout, queue, delivery) with the same load, not measured.
+    if (WARM_UP_EVENTS > 0) {
+      const warmUpEndpoint = await call('POST', '/webhooks', { url: `http://127.0.0.1:${receiverPort}/warm-up`, events: ['lead.created'] });
+      let warmUpNext = 0;
+      await Promise.all(
+        Array.from({ length: CONCURRENCY }, async () => {
+          while (warmUpNext < WARM_UP_EVENTS) {
+            const index = warmUpNext++;
+            await call('POST', '/leads', { first_name: `Warm-up ${index}`, phone: '050-000-0000' });
+          }
+        }),
+      );
+      await Promise.race([warmedUp, new Promise((resolve) => setTimeout(resolve, 60_000))]);
+      const removed = await fetch(`${runtime.baseUrl}/webhooks/${warmUpEndpoint.id}`, { method: 'DELETE', headers: { 'x-api-key': nextKey() } });
+      if (removed.status !== 200) throw new Error(`DELETE /webhooks/{id}: ${removed.status}`);
+    }
     for (let index = 0; index < ENDPOINTS; index++) {
       await call('POST', '/webhooks', { url: `http://127.0.0.1:${receiverPort}/hook-${index}`, events: ['lead.created'] });
     }
