@@ -10,7 +10,7 @@ import { startRuntime } from '../../local/runtime';
 import { dynamoRoundTrips, getDocumentClient, getTableName } from '../../shared/storage/dynamo-client';
 import { keys } from '../../shared/storage/keys';
 import { freePort } from '../support/free-port';
-import { admin, measure, report, warmUp } from './bench-support';
+import { admin, httpCall, measure, report, warmUp } from './bench-support';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 600);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
@@ -38,7 +38,7 @@ async function main() {
       const { token } = await admin('intake', 'create', '--org', organization_id, '--name', `Form ${index}`, '--tags', 'bench');
       tokens.push(token);
       // Opens the endpoint's rate window, so the measured requests are the steady state.
-      await fetch(`${runtime.intakeUrl}/hooks/leads/${token}`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+      await httpCall(`${runtime.intakeUrl}/hooks/leads/${token}`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
     }
     // The engine's own speed on this machine in this run, for reading the numbers below.
     const client = getDocumentClient();
@@ -59,9 +59,9 @@ async function main() {
       // Alternate the two addresses: {intake_url}/hooks/leads/<token> and {intake_direct_url}/<token>.
       const token = tokenFor(index);
       const url = index % 2 === 0 ? `${runtime.intakeUrl}/hooks/leads/${token}` : `${runtime.intakeDirectUrl}/${token}`;
-      const response = await fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
-      const result = (await response.json()) as { ok?: boolean; created?: boolean };
-      const replayed = response.headers.get('idempotent-replayed') === 'true';
+      const response = await httpCall(url, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+      const result = JSON.parse(response.body) as { ok?: boolean; created?: boolean };
+      const replayed = response.headers['idempotent-replayed'] === 'true';
       if (response.status !== 200 || !result.ok || replayed !== expectReplay) {
         throw new Error(`intake answered ${response.status} ${JSON.stringify(result)} (replayed: ${replayed})`);
       }
@@ -71,11 +71,10 @@ async function main() {
     const warmUpTokens = tokens.splice(endpointsNeeded);
     await warmUp(WARM_UP_LEADS, CONCURRENCY, async (index) => {
       const token = warmUpTokens[Math.floor(index / (2 * PER_ENDPOINT))];
-      const response = await fetch(`${runtime.intakeUrl}/hooks/leads/${token}`, {
+      const response = await httpCall(`${runtime.intakeUrl}/hooks/leads/${token}`, {
         method: 'POST', body: bodyFor(100_000 + index), headers: { 'content-type': 'application/json' },
       });
       if (response.status !== 200) throw new Error(`warm-up intake answered ${response.status}`);
-      await response.arrayBuffer();
     });
 
     const beforeAccepted = dynamoRoundTrips();

@@ -12,7 +12,7 @@ import { newId } from '../../shared/ids';
 import { getDocumentClient, getTableName } from '../../shared/storage/dynamo-client';
 import { keys } from '../../shared/storage/keys';
 import { freePort } from '../support/free-port';
-import { admin, measure, percentile, report, warmUp } from './bench-support';
+import { admin, httpCall, measure, percentile, report, warmUp } from './bench-support';
 
 const LEADS = Number(process.env.BENCH_LEADS ?? 10_000);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 600);
@@ -79,11 +79,10 @@ async function main() {
       await client.send(new GetCommand({ TableName: getTableName(), Key: keys.lead(organization_id, ids[index % ids.length]) }));
     };
     const call = async (method: string, path: string, body?: unknown) => {
-      const response = await fetch(`${runtime.baseUrl}${path}`, {
+      const response = await httpCall(`${runtime.baseUrl}${path}`, {
         method, headers: { 'x-api-key': nextKey(), 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined,
       });
-      if (response.status >= 300) throw new Error(`${method} ${path} -> ${response.status} ${await response.text()}`);
-      await response.arrayBuffer();
+      if (response.status >= 300) throw new Error(`${method} ${path} -> ${response.status} ${response.body}`);
     };
     await warmUp(WARM_UP * 2, CONCURRENCY, getItem);
     await warmUp(WARM_UP, CONCURRENCY, (index) => call('GET', `/leads/${ids[(index * 104_729) % ids.length]}`));

@@ -15,7 +15,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamoRoundTrips, getDocumentClient, getTableName } from '../../shared/storage/dynamo-client';
 import { keys } from '../../shared/storage/keys';
 import { freePort } from '../support/free-port';
-import { admin, percentile, warmUp } from './bench-support';
+import { admin, httpCall, percentile, warmUp } from './bench-support';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 300);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
@@ -77,12 +77,12 @@ async function main() {
     let used = 0;
     const nextKey = () => apiKeys[Math.floor(used++ / REQUESTS_PER_KEY)];
     const call = async (method: string, path: string, body: unknown) => {
-      const response = await fetch(`${runtime.baseUrl}${path}`, {
+      const response = await httpCall(`${runtime.baseUrl}${path}`, {
         method,
         headers: { 'x-api-key': nextKey(), 'content-type': 'application/json' },
         body: JSON.stringify(body),
       });
-      const parsed = (await response.json()) as { id: string };
+      const parsed = JSON.parse(response.body) as { id: string };
       if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(parsed)}`);
       return parsed;
     };
@@ -104,7 +104,7 @@ async function main() {
         }),
       );
       await Promise.race([warmedUp, new Promise((resolve) => setTimeout(resolve, 60_000))]);
-      const removed = await fetch(`${runtime.baseUrl}/webhooks/${warmUpEndpoint.id}`, { method: 'DELETE', headers: { 'x-api-key': nextKey() } });
+      const removed = await httpCall(`${runtime.baseUrl}/webhooks/${warmUpEndpoint.id}`, { method: 'DELETE', headers: { 'x-api-key': nextKey() } });
       if (removed.status !== 200) throw new Error(`DELETE /webhooks/{id}: ${removed.status}`);
     }
     for (let index = 0; index < ENDPOINTS; index++) {
