@@ -2,6 +2,7 @@ import { AdminInputError } from './admin-error';
 import * as documentAdmin from './document-admin';
 import * as fileSettingsAdmin from './file-settings-admin';
 import * as intakeAdmin from './intake-admin';
+import * as leadAdmin from './lead-admin';
 import * as admin from './organization-admin';
 
 /**
@@ -294,6 +295,13 @@ export const adminCommands: Record<string, CommandSpec> = {
     prints: '{"data": [...]}',
     options: { intake: intakeOption, limit: { type: 'string', value: 'N', description: 'how many entries, 1 to 1000 (default 100)' } },
     run: (flags) => intakeAdmin.intakeLog(flags),
+  },
+  'lead backfill-markers': {
+    summary:
+      "Write the duplicate-check markers of an organization's existing leads (organizations created before them); until then intake checks duplicates on the phone and email indexes. Safe to run again.",
+    prints: '{"organization_id", "leads", "markers_written", "markers_kept"}',
+    options: { org: organizationOption },
+    run: (flags) => leadAdmin.backfillContactMarkers(required(flags, 'org')),
   },
   notifications: {
     summary: "A user's in-app notifications, newest first.",

@@ -21,6 +21,7 @@ import { getUser, userToItem, type UserRole } from '../shared/organizations/user
 import { getDocumentClient, getTableName } from '../shared/storage/dynamo-client';
 import { keys } from '../shared/storage/keys';
 import { itemKeyOf, queryAll } from '../shared/storage/paginated-requests';
+import { markersCompleteItem } from '../functions/leads/lead-contact-markers';
 import { AdminInputError } from './admin-error';
 
 export async function requireOrganization(organizationId: string): Promise<Organization> {
@@ -53,6 +54,8 @@ export async function createOrganization(name: string): Promise<{ organization_i
           },
         },
         { Put: { TableName: getTableName(), Item: { ...keys.leadCounters(organization.id), entity: 'lead_counters', total: 0 } } },
+        // No leads yet: every lead it gets will have its contact markers.
+        { Put: { TableName: getTableName(), Item: markersCompleteItem(organization.id, organization.created_at) } },
         // The payment sources, milestone and required-document templates of resources.md §12.
         ...defaultFileSettingPuts(organization.id),
       ],

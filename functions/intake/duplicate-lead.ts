@@ -8,8 +8,9 @@ import { contactMarkerKey, leadContacts, markerFromItem, type LeadContact } from
  * phone or lowercased email; the newest match wins, a phone match before an email match.
  *
  * The contact markers (`lead-contact-markers.ts`) answer by key, read with the request's replay
- * records. Only a marker left `unknown` by an edit or a delete sends the lookup to the phone
- * (gsi4) or email (gsi5) index; nothing is ever scanned.
+ * records. Only a marker left `unknown` by an edit or a delete, or a missing one in an organization
+ * whose markers are not complete yet, sends the lookup to the phone (gsi4) or email (gsi5) index;
+ * nothing is ever scanned.
  */
 export interface DuplicateLead {
   id: string;
@@ -19,13 +20,18 @@ export interface DuplicateLead {
 export interface DuplicateLookup {
   contacts: LeadContact[];
   /** The markers to read, in the order of `contacts`. */
+  markers: ItemKey[];
+  /** What to read: the markers and whether the organization's markers are complete. */
   keys: ItemKey[];
 }
 
 export function duplicateLookup(organizationId: string, contact: { phone?: string | null; email?: string | null }): DuplicateLookup {
   const contacts = leadContacts(contact);
-  return { contacts, keys: contacts.map((one) => contactMarkerKey(organizationId, one)) };
+  const markers = contacts.map((one) => contactMarkerKey(organizationId, one));
+  return { contacts, markers, keys: markers.length > 0 ? [...markers, keys.leadContactMarkersComplete(organizationId)] : [] };
 }
+
+const isItem = (key: ItemKey) => (item: Record<string, unknown>) => item.pk === key.pk && item.sk === key.sk;
 
 async function newestOnIndex(organizationId: string, contact: LeadContact): Promise<DuplicateLead | undefined> {
   const indexName = contact.kind === 'phone' ? 'gsi4' : 'gsi5';
@@ -51,11 +57,12 @@ export async function resolveDuplicate(
   lookup: DuplicateLookup,
   items: Array<Record<string, unknown>>,
 ): Promise<DuplicateLead | undefined> {
+  // An organization whose leads predate the markers may have leads without one.
+  const complete = items.some(isItem(keys.leadContactMarkersComplete(organizationId)));
   const matches = await Promise.all(
     lookup.contacts.map((contact, index) => {
-      const key = lookup.keys[index];
-      const marker = markerFromItem(items.find((item) => item.pk === key.pk && item.sk === key.sk));
-      if (!marker) return undefined;
+      const marker = markerFromItem(items.find(isItem(lookup.markers[index])));
+      if (!marker) return complete ? undefined : newestOnIndex(organizationId, contact);
       if (marker.state === 'known') return { id: marker.id, lead_number: marker.lead_number };
       return newestOnIndex(organizationId, contact);
     }),

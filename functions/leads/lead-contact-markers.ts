@@ -15,7 +15,10 @@ import type { TransactItem } from '../../shared/storage/transactions';
  *   those markers `unknown`. A reader then asks the index (`resolveDuplicate`), and the next lead
  *   created with that contact makes the marker exact again.
  * - No marker means no lead has that contact: every write of a lead's contacts goes through
- *   `createLead`, `updateLead` or `deleteLead`, which keep the markers.
+ *   `createLead`, `updateLead` or `deleteLead`, which keep the markers. That holds once the
+ *   organization's markers are complete (`keys.leadContactMarkersComplete`): a new organization
+ *   starts so, and `backfillContactMarkers` makes an older one so. Until then a missing marker
+ *   counts as unknown.
  */
 export type ContactKind = 'phone' | 'email';
 
@@ -72,4 +75,9 @@ export function changedContactMarkers(
   const same = (a: LeadContact, b: LeadContact) => a.kind === b.kind && a.value === b.value;
   const changed = [...old.filter((contact) => !now.some((other) => same(contact, other))), ...now.filter((contact) => !old.some((other) => same(contact, other)))];
   return changed.map((contact) => markerPut(organizationId, contact, { state: 'unknown' }));
+}
+
+/** The item that says an organization's markers are complete (see above). */
+export function markersCompleteItem(organizationId: string, at: string): Record<string, unknown> {
+  return { ...keys.leadContactMarkersComplete(organizationId), entity: 'lead_contact_markers', organization_id: organizationId, completed_at: at };
 }
