@@ -7,7 +7,8 @@ let apiKey: string;
 let organization: Awaited<ReturnType<TestRuntime['organization']>>;
 
 beforeAll(async () => {
-  runtime = await startTestRuntime();
+  // No event pipeline: its pollers share the DynamoDB client whose calls a test here records.
+  runtime = await startTestRuntime({ events: false });
   organization = await runtime.organization('admin');
   apiKey = organization.apiKey;
 });
