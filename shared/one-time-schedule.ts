@@ -1,4 +1,5 @@
 import type { CreateScheduleCommandInput } from '@aws-sdk/client-scheduler';
+import type { ServiceConfig } from './config';
 
 /**
  * The one shape of the service's EventBridge Scheduler schedules (webhook retries, file
@@ -11,6 +12,23 @@ export interface ScheduleTarget {
   roleArn: string;
   /** What the schedule sends its input to (the delivery queue, the scheduler-target function). */
   targetArn: string;
+}
+
+type OptionalSetting = { [K in keyof ServiceConfig]-?: undefined extends ServiceConfig[K] ? (string extends NonNullable<ServiceConfig[K]> ? K : never) : never }[keyof ServiceConfig];
+
+/**
+ * The target named by three settings of the configuration (CDK gives them to the functions that
+ * schedule); a function asked to schedule without them is misconfigured, and says which.
+ */
+export function configuredScheduleTarget(
+  config: ServiceConfig,
+  settings: { groupName: OptionalSetting; roleArn: OptionalSetting; targetArn: OptionalSetting },
+): ScheduleTarget {
+  const [groupName, roleArn, targetArn] = [config[settings.groupName], config[settings.roleArn], config[settings.targetArn]];
+  if (!groupName || !roleArn || !targetArn) {
+    throw new Error(`${settings.groupName}, ${settings.roleArn} and ${settings.targetArn} must be configured`);
+  }
+  return { groupName, roleArn, targetArn };
 }
 
 /** `at(...)` takes whole seconds in UTC; rounding up means a schedule never fires early. */

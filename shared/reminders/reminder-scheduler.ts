@@ -8,7 +8,7 @@ import {
   type CreateScheduleCommandInput,
 } from '@aws-sdk/client-scheduler';
 import { perConfiguration } from '../config';
-import { oneTimeSchedule, type ScheduleTarget } from '../one-time-schedule';
+import { configuredScheduleTarget, oneTimeSchedule, type ScheduleTarget } from '../one-time-schedule';
 import { fireReminder, type ReminderTarget } from './fire-reminder';
 
 /**
@@ -95,15 +95,10 @@ export class LocalReminderScheduler implements ReminderScheduler {
 /** The adapter SCHEDULER_MODE names (`aws` needs the REMINDER_* settings CDK gives the mortgage-files function). */
 const reminderScheduler = perConfiguration<ReminderScheduler>((config) => {
   if (config.SCHEDULER_MODE === 'local') return new LocalReminderScheduler();
-  const { REMINDER_SCHEDULE_GROUP, REMINDER_SCHEDULER_ROLE_ARN, REMINDER_TARGET_ARN } = config;
-  if (!REMINDER_SCHEDULE_GROUP || !REMINDER_SCHEDULER_ROLE_ARN || !REMINDER_TARGET_ARN) {
-    throw new Error('REMINDER_SCHEDULE_GROUP, REMINDER_SCHEDULER_ROLE_ARN and REMINDER_TARGET_ARN must be configured');
-  }
-  return new EventBridgeReminderScheduler(new SchedulerClient({ region: config.AWS_REGION }), {
-    groupName: REMINDER_SCHEDULE_GROUP,
-    roleArn: REMINDER_SCHEDULER_ROLE_ARN,
-    targetArn: REMINDER_TARGET_ARN,
-  });
+  return new EventBridgeReminderScheduler(
+    new SchedulerClient({ region: config.AWS_REGION }),
+    configuredScheduleTarget(config, { groupName: 'REMINDER_SCHEDULE_GROUP', roleArn: 'REMINDER_SCHEDULER_ROLE_ARN', targetArn: 'REMINDER_TARGET_ARN' }),
+  );
 });
 
 export const getReminderScheduler = (): ReminderScheduler => reminderScheduler.get();

@@ -1,5 +1,6 @@
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { perConfiguration } from '../config';
+import { configuredScheduleTarget } from '../one-time-schedule';
 import { enqueueWakes, MAX_QUEUE_DELAY_SECONDS } from './delivery-queue';
 import type { DeliveryScheduler } from './delivery-scheduler';
 import { EventBridgeDeliveryScheduler } from './eventbridge-delivery-scheduler';
@@ -9,15 +10,10 @@ import type { DeliveryWake } from './webhook-delivery.repository';
 /** The scheduler adapter SCHEDULER_MODE names. */
 const deliveryScheduler = perConfiguration<DeliveryScheduler>((config) => {
   if (config.SCHEDULER_MODE === 'local') return new LocalDeliveryScheduler();
-  const { SCHEDULER_GROUP_NAME, SCHEDULER_ROLE_ARN, SCHEDULER_TARGET_ARN } = config;
-  if (!SCHEDULER_GROUP_NAME || !SCHEDULER_ROLE_ARN || !SCHEDULER_TARGET_ARN) {
-    throw new Error('SCHEDULER_GROUP_NAME, SCHEDULER_ROLE_ARN and SCHEDULER_TARGET_ARN must be configured');
-  }
-  return new EventBridgeDeliveryScheduler(new SchedulerClient({ region: config.AWS_REGION }), {
-    groupName: SCHEDULER_GROUP_NAME,
-    roleArn: SCHEDULER_ROLE_ARN,
-    targetArn: SCHEDULER_TARGET_ARN,
-  });
+  return new EventBridgeDeliveryScheduler(
+    new SchedulerClient({ region: config.AWS_REGION }),
+    configuredScheduleTarget(config, { groupName: 'SCHEDULER_GROUP_NAME', roleArn: 'SCHEDULER_ROLE_ARN', targetArn: 'SCHEDULER_TARGET_ARN' }),
+  );
 });
 
 export const getDeliveryScheduler = (): DeliveryScheduler => deliveryScheduler.get();
