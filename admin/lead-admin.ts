@@ -1,6 +1,6 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { contactMarkerKey, leadContacts, markersCompleteItem } from '../functions/leads/lead-contact-markers';
+import { leadContacts, markersCompleteItem, newestLeadMarkerItem } from '../functions/leads/lead-contact-markers';
 import { nowIso } from '../shared/ids';
 import { getDocumentClient, getTableName } from '../shared/storage/dynamo-client';
 import { keys } from '../shared/storage/keys';
@@ -31,12 +31,12 @@ export async function backfillContactMarkers(organizationId: string) {
     ProjectionExpression: '#id, #number, #phone, #email',
     ScanIndexForward: false,
   });
-  const newest = new Map<string, { key: ReturnType<typeof contactMarkerKey>; leadId: string; leadNumber: string }>();
+  // Keyed by kind and value: the first lead seen with a contact is its newest.
+  const newest = new Map<string, Record<string, unknown>>();
   for (const lead of leads) {
     for (const contact of leadContacts({ phone: lead.phone as string | null, email: lead.email as string | null })) {
-      const key = contactMarkerKey(organizationId, contact);
-      const name = `${key.pk}|${key.sk}`;
-      if (!newest.has(name)) newest.set(name, { key, leadId: lead.id as string, leadNumber: String(lead.lead_number) });
+      const name = `${contact.kind}:${contact.value}`;
+      if (!newest.has(name)) newest.set(name, newestLeadMarkerItem(organizationId, contact, { id: lead.id as string, lead_number: String(lead.lead_number) }));
     }
   }
 
@@ -47,20 +47,7 @@ export async function backfillContactMarkers(organizationId: string) {
     await Promise.all(
       pending.slice(start, start + PARALLEL_PUTS).map(async (marker) => {
         try {
-          await getDocumentClient().send(
-            new PutCommand({
-              TableName: getTableName(),
-              Item: {
-                ...marker.key,
-                entity: 'lead_contact_marker',
-                organization_id: organizationId,
-                state: 'known',
-                lead_id: marker.leadId,
-                lead_number: marker.leadNumber,
-              },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            }),
-          );
+          await getDocumentClient().send(new PutCommand({ TableName: getTableName(), Item: marker, ConditionExpression: 'attribute_not_exists(pk)' }));
           written += 1;
         } catch (error) {
           if (!(error instanceof ConditionalCheckFailedException)) throw error;

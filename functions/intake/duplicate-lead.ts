@@ -1,6 +1,7 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { getDocumentClient, getTableName } from '../../shared/storage/dynamo-client';
 import { keys, type ItemKey } from '../../shared/storage/keys';
+import { itemWithKey } from '../../shared/storage/paginated-requests';
 import { contactMarkerKey, leadContacts, markerFromItem, type LeadContact } from '../leads/lead-contact-markers';
 
 /**
@@ -31,8 +32,6 @@ export function duplicateLookup(organizationId: string, contact: { phone?: strin
   return { contacts, markers, keys: markers.length > 0 ? [...markers, keys.leadContactMarkersComplete(organizationId)] : [] };
 }
 
-const isItem = (key: ItemKey) => (item: Record<string, unknown>) => item.pk === key.pk && item.sk === key.sk;
-
 async function newestOnIndex(organizationId: string, contact: LeadContact): Promise<DuplicateLead | undefined> {
   const indexName = contact.kind === 'phone' ? 'gsi4' : 'gsi5';
   const partition = contact.kind === 'phone' ? keys.leadsByPhone(organizationId, contact.value) : keys.leadsByEmail(organizationId, contact.value);
@@ -58,10 +57,10 @@ export async function resolveDuplicate(
   items: Array<Record<string, unknown>>,
 ): Promise<DuplicateLead | undefined> {
   // An organization whose leads predate the markers may have leads without one.
-  const complete = items.some(isItem(keys.leadContactMarkersComplete(organizationId)));
+  const complete = itemWithKey(items, keys.leadContactMarkersComplete(organizationId)) !== undefined;
   const matches = await Promise.all(
     lookup.contacts.map((contact, index) => {
-      const marker = markerFromItem(items.find(isItem(lookup.markers[index])));
+      const marker = markerFromItem(itemWithKey(items, lookup.markers[index]));
       if (!marker) return complete ? undefined : newestOnIndex(organizationId, contact);
       if (marker.state === 'known') return { id: marker.id, lead_number: marker.lead_number };
       return newestOnIndex(organizationId, contact);

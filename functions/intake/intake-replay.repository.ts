@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { getDocumentClient, getTableName } from '../../shared/storage/dynamo-client';
+import { getTableName } from '../../shared/storage/dynamo-client';
 import { keys, type ItemKey } from '../../shared/storage/keys';
+import { itemWithKey } from '../../shared/storage/paginated-requests';
 import type { TransactItem } from '../../shared/storage/transactions';
 
 /**
@@ -45,7 +46,7 @@ const WRITABLE = 'attribute_not_exists(pk) OR expires_at <= :nowSeconds OR (#sta
 /** What the records read say about this request (`items`: whatever the read returned, any order). */
 export function replayStateOf(records: ItemKey[], items: Array<Record<string, unknown>>, now = Date.now()): ReplayState {
   const live = records
-    .map((record) => items.find((item) => item.pk === record.pk && item.sk === record.sk))
+    .map((record) => itemWithKey(items, record))
     .filter((item): item is Record<string, unknown> => item !== undefined && (item.expires_at as number) > Math.floor(now / 1000));
   const completed = live.find((item) => item.state === 'completed');
   if (completed) return { kind: 'completed', result: completed.result as StoredResult };

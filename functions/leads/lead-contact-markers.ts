@@ -48,20 +48,18 @@ export function markerFromItem(item: Record<string, unknown> | undefined): Conta
     : { state: 'unknown' };
 }
 
-function markerPut(organizationId: string, contact: LeadContact, marker: Record<string, unknown>): TransactItem {
-  return {
-    Put: {
-      TableName: getTableName(),
-      Item: { ...contactMarkerKey(organizationId, contact), entity: 'lead_contact_marker', organization_id: organizationId, ...marker },
-    },
-  };
+function markerItem(organizationId: string, contact: LeadContact, marker: Record<string, unknown>): Record<string, unknown> {
+  return { ...contactMarkerKey(organizationId, contact), entity: 'lead_contact_marker', organization_id: organizationId, ...marker };
+}
+
+/** The marker that names `lead` as the newest lead with `contact`. */
+export function newestLeadMarkerItem(organizationId: string, contact: LeadContact, lead: { id: string; lead_number: string }): Record<string, unknown> {
+  return markerItem(organizationId, contact, { state: 'known', lead_id: lead.id, lead_number: lead.lead_number });
 }
 
 /** For a created lead's transaction: it is now the newest lead with each of its contacts. */
 export function newestLeadMarkers(lead: { id: string; organization_id: string; lead_number: string; phone?: string | null; email?: string | null }): TransactItem[] {
-  return leadContacts(lead).map((contact) =>
-    markerPut(lead.organization_id, contact, { state: 'known', lead_id: lead.id, lead_number: lead.lead_number }),
-  );
+  return leadContacts(lead).map((contact) => ({ Put: { TableName: getTableName(), Item: newestLeadMarkerItem(lead.organization_id, contact, lead) } }));
 }
 
 /** For a deleted lead's transaction (`after` undefined) or an edited one's: markers it may have been newest for become unknown. */
@@ -74,7 +72,7 @@ export function changedContactMarkers(
   const now = after ? leadContacts(after) : [];
   const same = (a: LeadContact, b: LeadContact) => a.kind === b.kind && a.value === b.value;
   const changed = [...old.filter((contact) => !now.some((other) => same(contact, other))), ...now.filter((contact) => !old.some((other) => same(contact, other)))];
-  return changed.map((contact) => markerPut(organizationId, contact, { state: 'unknown' }));
+  return changed.map((contact) => ({ Put: { TableName: getTableName(), Item: markerItem(organizationId, contact, { state: 'unknown' }) } }));
 }
 
 /** The item that says an organization's markers are complete (see above). */

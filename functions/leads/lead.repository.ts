@@ -2,7 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { organizationFromItem, type Organization } from '../../shared/organizations/organization.repository';
 import { getDocumentClient, getTableName } from '../../shared/storage/dynamo-client';
 import { keys, type ItemKey } from '../../shared/storage/keys';
-import { batchGetAll, batchWriteAll, itemKeyOf, queryAll, queryOffsetPage } from '../../shared/storage/paginated-requests';
+import { batchGetAll, batchWriteAll, itemKeyOf, itemWithKey, queryAll, queryOffsetPage } from '../../shared/storage/paginated-requests';
 import { buildSearchText } from '../../shared/http/list-query';
 import { normalizeEmail, normalizePhone } from '../../shared/contact-normalization';
 import { storedVersion, withVersion } from '../../shared/http/record-version';
@@ -58,8 +58,8 @@ export async function getLeadWithOrganization(
   const leadKey = keys.lead(organizationId, leadId);
   const orgKey = keys.organization(organizationId);
   const found = await batchGetAll([leadKey, orgKey], { consistentRead: true });
-  const leadItem = found.find((item) => item.pk === leadKey.pk && item.sk === leadKey.sk);
-  const orgItem = found.find((item) => item.pk === orgKey.pk && item.sk === orgKey.sk);
+  const leadItem = itemWithKey(found, leadKey);
+  const orgItem = itemWithKey(found, orgKey);
   return {
     lead: leadItem ? leadFromItem(leadItem) : undefined,
     organization: orgItem ? organizationFromItem(orgItem) : undefined,

@@ -6,7 +6,7 @@ import { getRecords, recordFromItem, sameValue } from '../../shared/resources/en
 import { VersionConflict, type WriteBatch } from '../../shared/resources/write-batch';
 import { getTableName } from '../../shared/storage/dynamo-client';
 import { entityKeys } from '../../shared/storage/keys';
-import { batchGetAll, queryAll } from '../../shared/storage/paginated-requests';
+import { batchGetAll, itemWithKey, queryAll } from '../../shared/storage/paginated-requests';
 import type { TransactItem } from '../../shared/storage/transactions';
 import { listValues } from '../../shared/lists/system-lists';
 import { emptyToNull, FREE_TEXT_MAX, listValue, text } from '../../shared/validation/fields';
@@ -140,12 +140,12 @@ export const fileContactChild = defineChild({
     const contactKey = entityKeys.record(contactEntity.type, context.organizationId, contactId);
     const roles = requestedRole ? [requestedRole] : listValues('contact-types');
     const items = await batchGetAll([contactKey, ...roles.map((role) => guardKey(context.organizationId, parent.id, contactId, role))], { consistentRead: true });
-    const contactItem = items.find((item) => item.pk === contactKey.pk && item.sk === contactKey.sk);
+    const contactItem = itemWithKey(items, contactKey);
     if (!contactItem) throw validationFailed('contact_id: not a contact of the organization');
     const contact = recordFromItem(contactEntity, contactItem);
     const role = requestedRole ?? (contact.type as string);
     const roleGuard = guardKey(context.organizationId, parent.id, contactId, role);
-    const guard = items.find((item) => item.pk === roleGuard.pk && item.sk === roleGuard.sk);
+    const guard = itemWithKey(items, roleGuard);
     if (guard) throw linkTaken(guard.link_id as string);
     return { contact_id: contactId, role, notes: emptyToNull((input.notes as string | null | undefined) ?? null), created_by: context.userId };
   },

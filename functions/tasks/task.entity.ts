@@ -7,7 +7,7 @@ import { defineEntity, type StoredRecord } from '../../shared/resources/entity';
 import { findRecordIds, getRecord, recordFromItem, updateRecord } from '../../shared/resources/entity.repository';
 import { VersionConflict, type WriteBatch } from '../../shared/resources/write-batch';
 import { entityKeys, keys, type ItemKey } from '../../shared/storage/keys';
-import { batchGetAll } from '../../shared/storage/paginated-requests';
+import { batchGetAll, itemWithKey } from '../../shared/storage/paginated-requests';
 import { emptyToNull, FREE_TEXT_MAX, listValue, TITLE_MAX, text } from '../../shared/validation/fields';
 import type { WriteContext } from '../../shared/write-context';
 import { MORTGAGE_FILE_TYPE, timelinePut } from '../mortgage-files/file-rows';
@@ -171,7 +171,7 @@ async function resolve(context: WriteContext, lookup: Lookup, checks: WriteBatch
   const wanted = [...userIds.map((id) => keys.user(id)), ...referenceKeys.map(([, key]) => key)];
   if (wanted.length === 0) return { activeUsers: new Set() };
   const found = await batchGetAll(wanted, { consistentRead: true });
-  const itemAt = (key: ItemKey) => found.find((item) => item.pk === key.pk && item.sk === key.sk);
+  const itemAt = (key: ItemKey) => itemWithKey(found, key);
   const activeUsers = new Set(
     userIds.filter((id) => {
       const user = itemAt(keys.user(id));

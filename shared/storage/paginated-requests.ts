@@ -97,3 +97,6 @@ export async function batchWriteAll(requests: WriteRequest[]): Promise<void> {
 }
 
 export const itemKeyOf = (item: Item): ItemKey => ({ pk: item.pk as string, sk: item.sk as string });
+
+/** The item with this key among those a read returned (BatchGetItem answers in no particular order). */
+export const itemWithKey = (items: Item[], key: ItemKey): Item | undefined => items.find((item) => item.pk === key.pk && item.sk === key.sk);
