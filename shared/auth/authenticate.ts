@@ -55,14 +55,12 @@ export type KeyIdentity = Pick<AuthContext, 'keyId' | 'organizationId' | 'userId
 const knownIdentities = new Map<string, KeyIdentity>();
 const KNOWN_IDENTITIES_LIMIT = 1000;
 
-function wellFormedKeyHash(headerValue: string | undefined): string | undefined {
-  if (headerValue === undefined || headerValue.trim() === '' || /\s/.test(headerValue.trim()) || /[\r\n]/.test(headerValue)) return undefined;
-  return hashSecret(headerValue.trim());
-}
+/** Spaces inside the key, or a line break anywhere (spec §5 `malformed_api_key`). */
+const isMalformed = (headerValue: string) => /\s/.test(headerValue.trim()) || /[\r\n]/.test(headerValue);
 
 export function knownIdentity(headerValue: string | undefined): KeyIdentity | undefined {
-  const hash = wellFormedKeyHash(headerValue);
-  return hash ? knownIdentities.get(hash) : undefined;
+  if (headerValue === undefined || headerValue.trim() === '' || isMalformed(headerValue)) return undefined;
+  return knownIdentities.get(hashSecret(headerValue.trim()));
 }
 
 export function sameIdentity(identity: KeyIdentity, auth: AuthContext): boolean {
@@ -88,7 +86,7 @@ export async function authenticateApiKey(headerValue: string | undefined, now = 
   if (headerValue === undefined || headerValue.trim() === '') {
     throw unauthorized('missing_api_key', 'The x-api-key header is required');
   }
-  if (/\s/.test(headerValue.trim()) || /[\r\n]/.test(headerValue)) {
+  if (isMalformed(headerValue)) {
     throw unauthorized('malformed_api_key', 'The API key must not contain spaces or line breaks');
   }
   const hash = hashSecret(headerValue.trim());

@@ -11,7 +11,7 @@ import { isUuid } from '../ids';
 import { responseDeviations } from './response-check';
 import { getLogger } from '../logger';
 import { parseJsonWithoutUnsafeKeys } from '../validation/safe-keys';
-import { accessLog, errorMapper, normalize, route, stateOf, states, type ApiRequest } from './api-pipeline';
+import { accessLog, errorMapper, normalize, route, stateOf, states, type ApiRequest, type PipelineState } from './api-pipeline';
 import { badRequest, forbidden } from './errors';
 import type { Operation } from './operation';
 import { entityTagOf, parseIfMatch } from './record-version';
@@ -20,6 +20,9 @@ import { toApiGatewayResult, type HttpResult } from './response';
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** Methods that honour `If-Match`. */
 const CONDITIONAL_METHODS = new Set(['PUT', 'PATCH', 'DELETE']);
+
+/** The request's write log entry, for the authenticated key. */
+const auditFor = (state: PipelineState, auth: AuthContext) => new WriteAudit(auth.organizationId, auth.keyId, `${state.method} ${state.operation!.path}`);
 
 /** Answers computed alongside authentication, used once it confirms the identity they were computed for. */
 const earlyAnswers = new WeakMap<APIGatewayProxyEventV2, Promise<APIGatewayProxyStructuredResultV2>>();
@@ -70,8 +73,7 @@ function authorize(): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStruc
           details: "The organization's subscription is not active; reads still work",
         });
       }
-      const operation = state.operation!;
-      state.audit = new WriteAudit(auth.organizationId, auth.keyId, `${state.method} ${operation.path}`);
+      state.audit = auditFor(state, auth);
     },
   };
 }
@@ -111,10 +113,11 @@ async function handle(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStr
       if (!(error instanceof WriteRefusedInReadOnlyScope)) throw error;
     }
   }
-  return invoke(event, states.get(event)!.auth!);
+  return invoke(event, states.get(event)!.auth);
 }
 
-async function invoke(event: APIGatewayProxyEventV2, auth: AuthContext): Promise<APIGatewayProxyStructuredResultV2> {
+/** Runs the operation for `auth` (undefined for a public operation). */
+async function invoke(event: APIGatewayProxyEventV2, auth: AuthContext | undefined): Promise<APIGatewayProxyStructuredResultV2> {
   const state = states.get(event)!;
   const operation = state.operation!;
   const uuidParams = operation.uuidParams ?? Object.keys(state.params);
@@ -129,7 +132,7 @@ async function invoke(event: APIGatewayProxyEventV2, auth: AuthContext): Promise
       body = parsed.data;
     } catch (error) {
       // A missing record is a 404 even when the body is also wrong (path ids before the body).
-      await operation.requirePath?.({ params: state.params, organizationId: auth.organizationId });
+      await operation.requirePath?.({ params: state.params, organizationId: auth!.organizationId });
       throw error;
     }
   }
@@ -144,9 +147,9 @@ async function invoke(event: APIGatewayProxyEventV2, auth: AuthContext): Promise
     body,
     query,
     params: state.params,
-    auth,
-    // A read started alongside authentication has no audit yet; a GET never records one.
-    audit: state.audit ?? (auth ? new WriteAudit(auth.organizationId, auth.keyId, `${state.method} ${operation.path}`) : state.audit!),
+    auth: auth!,
+    // A read started alongside authentication has no audit yet (a GET never records one).
+    audit: (state.audit ?? (auth && auditFor(state, auth)))!,
     ifMatch,
     event,
   });
