@@ -1,5 +1,5 @@
-import type { CreateScheduleCommandInput } from '@aws-sdk/client-scheduler';
-import type { ServiceConfig } from './config';
+import { SchedulerClient, type CreateScheduleCommandInput } from '@aws-sdk/client-scheduler';
+import { perConfiguration, type ServiceConfig } from './config';
 
 /**
  * The one shape of the service's EventBridge Scheduler schedules (webhook retries, file
@@ -14,21 +14,41 @@ export interface ScheduleTarget {
   targetArn: string;
 }
 
+/** The three settings that name a schedule target. */
+export interface ScheduleTargetSettings {
+  groupName: OptionalSetting;
+  roleArn: OptionalSetting;
+  targetArn: OptionalSetting;
+}
+
 type OptionalSetting = { [K in keyof ServiceConfig]-?: undefined extends ServiceConfig[K] ? (string extends NonNullable<ServiceConfig[K]> ? K : never) : never }[keyof ServiceConfig];
 
 /**
  * The target named by three settings of the configuration (CDK gives them to the functions that
  * schedule); a function asked to schedule without them is misconfigured, and says which.
  */
-export function configuredScheduleTarget(
-  config: ServiceConfig,
-  settings: { groupName: OptionalSetting; roleArn: OptionalSetting; targetArn: OptionalSetting },
-): ScheduleTarget {
+export function configuredScheduleTarget(config: ServiceConfig, settings: ScheduleTargetSettings): ScheduleTarget {
   const [groupName, roleArn, targetArn] = [config[settings.groupName], config[settings.roleArn], config[settings.targetArn]];
   if (!groupName || !roleArn || !targetArn) {
     throw new Error(`${settings.groupName}, ${settings.roleArn} and ${settings.targetArn} must be configured`);
   }
   return { groupName, roleArn, targetArn };
+}
+
+/**
+ * A scheduling adapter per configuration, as SCHEDULER_MODE names it: the local one, or the
+ * EventBridge Scheduler one for the target its settings name (rebuilt after configureService).
+ */
+export function perSchedulerMode<T>(
+  settings: ScheduleTargetSettings,
+  local: () => T,
+  eventBridge: (client: SchedulerClient, target: ScheduleTarget) => T,
+): { get(): T; reset(): void } {
+  return perConfiguration<T>((config) =>
+    config.SCHEDULER_MODE === 'local'
+      ? local()
+      : eventBridge(new SchedulerClient({ region: config.AWS_REGION }), configuredScheduleTarget(config, settings)),
+  );
 }
 
 /** `at(...)` takes whole seconds in UTC; rounding up means a schedule never fires early. */

@@ -7,8 +7,7 @@ import {
   UpdateScheduleCommand,
   type CreateScheduleCommandInput,
 } from '@aws-sdk/client-scheduler';
-import { perConfiguration } from '../config';
-import { configuredScheduleTarget, oneTimeSchedule, type ScheduleTarget } from '../one-time-schedule';
+import { oneTimeSchedule, perSchedulerMode, type ScheduleTarget } from '../one-time-schedule';
 import { fireReminder, type ReminderTarget } from './fire-reminder';
 
 /**
@@ -93,13 +92,11 @@ export class LocalReminderScheduler implements ReminderScheduler {
 }
 
 /** The adapter SCHEDULER_MODE names (`aws` needs the REMINDER_* settings CDK gives the mortgage-files function). */
-const reminderScheduler = perConfiguration<ReminderScheduler>((config) => {
-  if (config.SCHEDULER_MODE === 'local') return new LocalReminderScheduler();
-  return new EventBridgeReminderScheduler(
-    new SchedulerClient({ region: config.AWS_REGION }),
-    configuredScheduleTarget(config, { groupName: 'REMINDER_SCHEDULE_GROUP', roleArn: 'REMINDER_SCHEDULER_ROLE_ARN', targetArn: 'REMINDER_TARGET_ARN' }),
-  );
-});
+const reminderScheduler = perSchedulerMode<ReminderScheduler>(
+  { groupName: 'REMINDER_SCHEDULE_GROUP', roleArn: 'REMINDER_SCHEDULER_ROLE_ARN', targetArn: 'REMINDER_TARGET_ARN' },
+  () => new LocalReminderScheduler(),
+  (client, target) => new EventBridgeReminderScheduler(client, target),
+);
 
 export const getReminderScheduler = (): ReminderScheduler => reminderScheduler.get();
 export const resetReminderScheduler = (): void => reminderScheduler.reset();

@@ -1,6 +1,4 @@
-import { SchedulerClient } from '@aws-sdk/client-scheduler';
-import { perConfiguration } from '../config';
-import { configuredScheduleTarget } from '../one-time-schedule';
+import { perSchedulerMode } from '../one-time-schedule';
 import { enqueueWakes, MAX_QUEUE_DELAY_SECONDS } from './delivery-queue';
 import type { DeliveryScheduler } from './delivery-scheduler';
 import { EventBridgeDeliveryScheduler } from './eventbridge-delivery-scheduler';
@@ -8,13 +6,11 @@ import { LocalDeliveryScheduler } from './local-delivery-scheduler';
 import type { DeliveryWake } from './webhook-delivery.repository';
 
 /** The scheduler adapter SCHEDULER_MODE names. */
-const deliveryScheduler = perConfiguration<DeliveryScheduler>((config) => {
-  if (config.SCHEDULER_MODE === 'local') return new LocalDeliveryScheduler();
-  return new EventBridgeDeliveryScheduler(
-    new SchedulerClient({ region: config.AWS_REGION }),
-    configuredScheduleTarget(config, { groupName: 'SCHEDULER_GROUP_NAME', roleArn: 'SCHEDULER_ROLE_ARN', targetArn: 'SCHEDULER_TARGET_ARN' }),
-  );
-});
+const deliveryScheduler = perSchedulerMode<DeliveryScheduler>(
+  { groupName: 'SCHEDULER_GROUP_NAME', roleArn: 'SCHEDULER_ROLE_ARN', targetArn: 'SCHEDULER_TARGET_ARN' },
+  () => new LocalDeliveryScheduler(),
+  (client, target) => new EventBridgeDeliveryScheduler(client, target),
+);
 
 export const getDeliveryScheduler = (): DeliveryScheduler => deliveryScheduler.get();
 export const resetDeliveryScheduler = (): void => deliveryScheduler.reset();
