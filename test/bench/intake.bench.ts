@@ -10,7 +10,7 @@ import { startRuntime } from '../../local/runtime';
 import { dynamoRoundTrips, getDocumentClient, getTableName } from '../../shared/storage/dynamo-client';
 import { keys } from '../../shared/storage/keys';
 import { freePort } from '../support/free-port';
-import { admin, httpCall, measure, report, warmUp } from './bench-support';
+import { admin, httpCall, type HttpRequestSpec, type HttpResult, measure, measureHttp, report, succeeded, warmUp } from './bench-support';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 600);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
@@ -48,49 +48,44 @@ async function main() {
       await client.send(new GetCommand({ TableName: getTableName(), Key: keys.organization(organization_id) }));
     });
 
-    let next = 0;
     const tokenFor = (index: number) => tokens[Math.floor(index / PER_ENDPOINT)];
     const bodyFor = (index: number) =>
       JSON.stringify({
         'your-name': `Bench Person ${index}`, 'your-tel': `050-${String(1_000_000 + index).slice(-7)}`, 'your-email': `bench${index}@example.com`,
         'your-message': 'Please call me about a mortgage', utm_source: 'bench', 'Preferred bank': 'Leumi', 'g-recaptcha-response': 'x'.repeat(400),
       });
-    const post = async (index: number, body: string, expectReplay: boolean) => {
-      // Alternate the two addresses: {intake_url}/hooks/leads/<token> and {intake_direct_url}/<token>.
+    // Alternate the two addresses: {intake_url}/hooks/leads/<token> and {intake_direct_url}/<token>.
+    const posts = Array.from({ length: REQUESTS }, (_, index): HttpRequestSpec => {
       const token = tokenFor(index);
       const url = index % 2 === 0 ? `${runtime.intakeUrl}/hooks/leads/${token}` : `${runtime.intakeDirectUrl}/${token}`;
-      const response = await httpCall(url, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
-      const result = JSON.parse(response.body) as { ok?: boolean; created?: boolean };
-      const replayed = response.headers['idempotent-replayed'] === 'true';
-      if (response.status !== 200 || !result.ok || replayed !== expectReplay) {
-        throw new Error(`intake answered ${response.status} ${JSON.stringify(result)} (replayed: ${replayed})`);
+      return { method: 'POST', url, body: bodyFor(index), headers: { 'content-type': 'application/json' } };
+    });
+    const answered = (expectReplay: boolean) => (result: HttpResult) => {
+      const replayed = result.headers['idempotent-replayed'] === 'true';
+      let ok = false;
+      try {
+        ok = (JSON.parse(result.body) as { ok?: boolean }).ok === true;
+      } catch {
+        ok = false;
       }
+      return result.status === 200 && ok && replayed === expectReplay ? undefined : `intake answered ${result.status} ${result.body.slice(0, 300)} (replayed: ${replayed})`;
     };
 
     // The last endpoints serve the warm-up: the same requests, not measured (spec §8 allows each 300).
     const warmUpTokens = tokens.splice(endpointsNeeded);
-    await warmUp(WARM_UP_LEADS, CONCURRENCY, async (index) => {
-      const token = warmUpTokens[Math.floor(index / (2 * PER_ENDPOINT))];
-      const response = await httpCall(`${runtime.intakeUrl}/hooks/leads/${token}`, {
-        method: 'POST', body: bodyFor(100_000 + index), headers: { 'content-type': 'application/json' },
-      });
-      if (response.status !== 200) throw new Error(`warm-up intake answered ${response.status}`);
-    });
+    const warmUpPosts = Array.from({ length: WARM_UP_LEADS }, (_, index): HttpRequestSpec => ({
+      method: 'POST', url: `${runtime.intakeUrl}/hooks/leads/${warmUpTokens[Math.floor(index / (2 * PER_ENDPOINT))]}`,
+      body: bodyFor(100_000 + index), headers: { 'content-type': 'application/json' },
+    }));
+    await measureHttp('warm-up', warmUpPosts, CONCURRENCY, succeeded);
 
     const beforeAccepted = dynamoRoundTrips();
-    const accepted = await measure('intake: new lead accepted', REQUESTS, CONCURRENCY, async () => {
-      const index = next++;
-      await post(index, bodyFor(index), false);
-    });
+    const accepted = await measureHttp('intake: new lead accepted', posts, CONCURRENCY, answered(false));
     const acceptedTrips = (dynamoRoundTrips() - beforeAccepted) / REQUESTS;
 
-    next = 0;
     const beforeReplayed = dynamoRoundTrips();
-    const replayed = await measure('intake: identical replay', REQUESTS, CONCURRENCY, async () => {
-      const index = next++;
-      // The same body to the same endpoint within 10 minutes: the stored result, no new lead.
-      await post(index, bodyFor(index), true);
-    });
+    // The same body to the same endpoint within 10 minutes: the stored result, no new lead.
+    const replayed = await measureHttp('intake: identical replay', posts, CONCURRENCY, answered(true));
     const replayTrips = (dynamoRoundTrips() - beforeReplayed) / REQUESTS;
 
     console.log(`${REQUESTS} requests per measurement, concurrency ${CONCURRENCY}, ${tokens.length} endpoints, duplicate mode flag, both addresses alternating`);

@@ -12,7 +12,7 @@ import { newId } from '../../shared/ids';
 import { getDocumentClient, getTableName } from '../../shared/storage/dynamo-client';
 import { keys } from '../../shared/storage/keys';
 import { freePort } from '../support/free-port';
-import { admin, httpCall, measure, percentile, report, warmUp } from './bench-support';
+import { admin, type HttpRequestSpec, measure, measureHttp, percentile, report, succeeded, warmUp } from './bench-support';
 
 const LEADS = Number(process.env.BENCH_LEADS ?? 10_000);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 600);
@@ -78,21 +78,20 @@ async function main() {
     const getItem = async (index: number) => {
       await client.send(new GetCommand({ TableName: getTableName(), Key: keys.lead(organization_id, ids[index % ids.length]) }));
     };
-    const call = async (method: string, path: string, body?: unknown) => {
-      const response = await httpCall(`${runtime.baseUrl}${path}`, {
-        method, headers: { 'x-api-key': nextKey(), 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined,
-      });
-      if (response.status >= 300) throw new Error(`${method} ${path} -> ${response.status} ${response.body}`);
-    };
+    // Every request through the API is sent from the load thread (see measureHttp).
+    const spec = (method: string, path: string, body?: unknown): HttpRequestSpec => ({
+      method, url: `${runtime.baseUrl}${path}`, headers: { 'x-api-key': nextKey(), 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined,
+    });
+    const specs = (count: number, make: (index: number) => HttpRequestSpec) => Array.from({ length: count }, (_, index) => make(index));
     await warmUp(WARM_UP * 2, CONCURRENCY, getItem);
-    await warmUp(WARM_UP, CONCURRENCY, (index) => call('GET', `/leads/${ids[(index * 104_729) % ids.length]}`));
-    await warmUp(WARM_UP, CONCURRENCY, (index) => call('POST', '/leads', { first_name: `Warm${index}`, phone: '050-000-0000' }));
+    await measureHttp('warm-up', specs(WARM_UP, (index) => spec('GET', `/leads/${ids[(index * 104_729) % ids.length]}`)), CONCURRENCY, succeeded);
+    await measureHttp('warm-up', specs(WARM_UP, (index) => spec('POST', '/leads', { first_name: `Warm${index}`, phone: '050-000-0000' })), CONCURRENCY, succeeded);
     const raw = await measure('DynamoDB Local GetItem', REQUESTS, CONCURRENCY, getItem);
-    const getById = await measure('GET /leads/{id}', REQUESTS, CONCURRENCY, (index) => call('GET', `/leads/${ids[(index * 7919) % ids.length]}`));
-    const create = await measure('POST /leads', REQUESTS, CONCURRENCY, (index) => call('POST', '/leads', { first_name: `New${index}`, phone: '050-000-0000' }));
+    const getById = await measureHttp('GET /leads/{id}', specs(REQUESTS, (index) => spec('GET', `/leads/${ids[(index * 7919) % ids.length]}`)), CONCURRENCY, succeeded);
+    const create = await measureHttp('POST /leads', specs(REQUESTS, (index) => spec('POST', '/leads', { first_name: `New${index}`, phone: '050-000-0000' })), CONCURRENCY, succeeded);
     const searches = Math.max(20, Math.floor(REQUESTS / 10));
-    const search = await measure(`GET /leads?search= (${LEADS} leads)`, searches, CONCURRENCY, (index) => call('GET', `/leads?search=person${(index * 31) % LEADS}@`));
-    const list = await measure('GET /leads (first page)', searches, CONCURRENCY, () => call('GET', '/leads?limit=50'));
+    const search = await measureHttp(`GET /leads?search= (${LEADS} leads)`, specs(searches, (index) => spec('GET', `/leads?search=person${(index * 31) % LEADS}@`)), CONCURRENCY, succeeded);
+    const list = await measureHttp('GET /leads (first page)', specs(searches, () => spec('GET', '/leads?limit=50')), CONCURRENCY, succeeded);
     for (const measurement of [raw, getById, create, search, list]) console.log(report(measurement));
     const p50 = (measurement: typeof raw) => percentile([...measurement.latenciesMs].sort((a, b) => a - b), 0.5);
     console.log(`GET /leads/{id} p50 = ${(p50(getById) / p50(raw)).toFixed(2)} × raw GetItem p50 (target ≤ 2.5)`);
