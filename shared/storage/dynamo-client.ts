@@ -22,6 +22,8 @@ export function getDocumentClient(): DynamoDBDocumentClient {
       region: config.AWS_REGION,
       ...(endpoint ? { endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
       maxAttempts: 3,
+      // A request that stalls is abandoned and retried (a timeout is a transient error to the SDK).
+      requestHandler: { connectionTimeout: Math.min(1_000, config.DYNAMODB_TIMEOUT_MS), requestTimeout: config.DYNAMODB_TIMEOUT_MS, throwOnRequestTimeout: true },
     });
     // The SDK's logger middleware builds redacted copies of every input and output for its logger,
     // a no-op here, on every call: a measurable share of a request's CPU. Nothing reads them.
