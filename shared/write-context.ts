@@ -11,4 +11,6 @@ export interface WriteContext {
   ifMatch?: IfMatch;
   /** The key's permissions, for rules that need a second permission (a borrower body changing a customer). */
   permissions?: readonly string[];
+  /** A borrower write's own mortgage file: that write keeps its borrowers' names itself (borrower-names.ts). */
+  borrowerFileId?: string;
 }

@@ -14,6 +14,7 @@ import {
   todayInIsrael,
 } from '../../shared/validation/fields';
 import { normalizeIdNumber, type IdType } from './id-number';
+import { customerNames, planBorrowerNamesRefresh } from '../mortgage-files/borrower-names';
 
 /** An email address, trimmed first like every string (resources.md §1 "Strings"); empty clears. */
 const trimmedEmail = () => z.string({ error: 'must be a string' }).trim().pipe(emailAddress());
@@ -129,12 +130,17 @@ export const customerEntity = defineEntity({
     for (const field of FIELDS) record[field] = emptyToNull(input[field] ?? null);
     return { ...checkedCustomer(record), created_by: context.userId };
   },
-  change(current: StoredRecord, input) {
+  async change(current: StoredRecord, input, context, checks) {
     const provided = Object.fromEntries(
       FIELDS.flatMap((field) => (input[field] === undefined || input[field] === null ? [] : [[field, emptyToNull(input[field])]])),
     );
     if (Object.keys(provided).length === 0) throw noUpdatableFields();
     const checked = checkedCustomer({ ...current, ...provided });
-    return Object.fromEntries(FIELDS.map((field) => [field, checked[field]]));
+    const changes = Object.fromEntries(FIELDS.map((field) => [field, checked[field]]));
+    // The files this customer is a borrower of find it by its names: they change with them.
+    if (customerNames(changes) !== customerNames(current)) {
+      await planBorrowerNamesRefresh(context.organizationId, { ...current, ...changes }, checks, context.borrowerFileId);
+    }
+    return changes;
   },
 });

@@ -8,12 +8,12 @@ import { getRecord, getRecords, planCreate, planUpdate } from '../../shared/reso
 import { WriteBatch } from '../../shared/resources/write-batch';
 import { getDocumentClient, getTableName } from '../../shared/storage/dynamo-client';
 import { entityKeys } from '../../shared/storage/keys';
-import { buildSearchText } from '../../shared/http/list-query';
 import { integerSchema } from '../../shared/validation/bounded';
 import { emptyToNull, listValue } from '../../shared/validation/fields';
 import type { WriteContext } from '../../shared/write-context';
 import { createCustomerSchema, customerEntity, customerSchema } from '../customers/customer.entity';
 import { normalizeIdNumber, type IdType } from '../customers/id-number';
+import { BORROWER_TYPE, borrowerNamesText, customerNames } from './borrower-names';
 import { timelinePut } from './file-rows';
 import { mortgageFileEntity } from './mortgage-file.entity';
 import { activeDocumentTemplates, borrowerTemplates, planRequirements, REQUIREMENT_TYPE } from './requirement.part';
@@ -82,7 +82,9 @@ export function inlineCustomerFields(input: Record<string, unknown>): Record<str
 }
 
 /** The customer context of a write made through a borrower: no If-Match (it is the borrower's) and no log entry of its own. */
-const customerContext = (context: WriteContext): WriteContext => ({ organizationId: context.organizationId, userId: context.userId, permissions: context.permissions });
+const customerContext = (context: WriteContext): WriteContext => ({
+  organizationId: context.organizationId, userId: context.userId, permissions: context.permissions, borrowerFileId: context.borrowerFileId,
+});
 
 async function customerByIdNumber(organizationId: string, idType: unknown, idNumber: string): Promise<StoredRecord | undefined> {
   const normalized = normalizeIdNumber(((typeof idType === 'string' && idType) || 'personal_id') as IdType, idNumber);
@@ -133,9 +135,6 @@ export async function resolveBorrowerCustomer(context: WriteContext, input: Reco
   return planCreate(customerEntity, customerContext(context), inline, batch);
 }
 
-const customerNames = (customer: StoredRecord) =>
-  [customer.first_name, customer.last_name, customer.entity_name, customer.nickname].filter((value) => typeof value === 'string').join(' ');
-
 /** The main borrower: the lowest `order_index`, ties to the earliest created. */
 export function mainBorrowerOf(borrowers: StoredRecord[]): StoredRecord | undefined {
   return [...borrowers].sort(byOrder)[0];
@@ -148,7 +147,7 @@ function byOrder(a: StoredRecord, b: StoredRecord): number {
 }
 
 export const borrowerPart = definePart({
-  type: 'BORROWER',
+  type: BORROWER_TYPE,
   label: 'Borrower',
   parent: mortgageFileEntity,
   parentIdField: 'mortgage_file_id',
@@ -169,7 +168,7 @@ export const borrowerPart = definePart({
     if (siblings.length >= MAX_BORROWERS) throw invalid(`borrowers: a mortgage file has at most ${MAX_BORROWERS} borrowers`);
     const resolved = (input as { [RESOLVED_CUSTOMER]?: StoredRecord })[RESOLVED_CUSTOMER];
     // The organization's templates are read once per request, alongside the customer's reads.
-    const [customer] = await Promise.all([resolved ?? resolveBorrowerCustomer(context, input, batch), activeDocumentTemplates(context)]);
+    const [customer] = await Promise.all([resolved ?? resolveBorrowerCustomer({ ...context, borrowerFileId: family.parent.id }, input, batch), activeDocumentTemplates(context)]);
     const existing = siblings.find((borrower) => borrower.customer_id === customer.id);
     if (existing) {
       throw conflict('Borrower already exists', { details: 'This customer is already a borrower of the mortgage file', extra: { existing_link_id: existing.id } });
@@ -183,7 +182,7 @@ export const borrowerPart = definePart({
       search_names: customerNames(customer),
     };
   },
-  async change(current, input, context, _family, batch) {
+  async change(current, input, context, family, batch) {
     const changes: Record<string, unknown> = {};
     if (input.relationship !== undefined) changes.relationship = emptyToNull(input.relationship);
     if (input.order_index !== undefined) {
@@ -194,7 +193,7 @@ export const borrowerPart = definePart({
     if (Object.keys(inline).length > 0) {
       const customer = await getRecord(customerEntity, context.organizationId, current.customer_id as string, true);
       if (!customer) throw invalid('customer_id: the borrower\'s customer no longer exists');
-      const updated = await planCustomerChange(context, customer, inline, batch);
+      const updated = await planCustomerChange({ ...context, borrowerFileId: family.parent.id }, customer, inline, batch);
       changes.search_names = customerNames(updated);
     }
     if (Object.keys(changes).length === 0 && Object.keys(inline).length === 0) throw noUpdatableFields();
@@ -219,7 +218,7 @@ export const borrowerPart = definePart({
     const borrowers = siblingsOf(family, borrowerPart);
     return {
       borrower_customer_ids: [...new Set(borrowers.map((borrower) => borrower.customer_id as string))],
-      borrower_names: buildSearchText(borrowers.map((borrower) => (borrower.search_names as string | null) ?? null)) ?? '',
+      borrower_names: borrowerNamesText(borrowers.map((borrower) => borrower.search_names)),
     };
   },
   async present(records, family) {

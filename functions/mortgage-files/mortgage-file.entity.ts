@@ -13,6 +13,7 @@ import { amountSchema } from '../../shared/validation/bounded';
 import { calendarDate, emptyToNull, FREE_TEXT_MAX, listValue, TITLE_MAX, text } from '../../shared/validation/fields';
 import type { WriteContext } from '../../shared/write-context';
 import { customerEntity } from '../customers/customer.entity';
+import { FILE_SEARCH_FIELDS } from './borrower-names';
 import { MORTGAGE_FILE_TYPE, statusNotePuts, timelinePut } from './file-rows';
 
 export { MORTGAGE_FILE_TYPE } from './file-rows';
@@ -188,7 +189,7 @@ export const mortgageFileEntity = defineEntity({
     },
   },
   // `borrower_names` and `borrower_customer_ids` are kept on the file by every borrower write.
-  searchFields: ['file_number', 'property_city', 'property_address', 'borrower_names'],
+  searchFields: [...FILE_SEARCH_FIELDS],
   internalFields: ['borrower_names', 'borrower_customer_ids'],
   multiValueFilters: ['customer_id'],
   filterValues: (values) => ({

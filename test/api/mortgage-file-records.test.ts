@@ -351,6 +351,35 @@ describe('resources.md §5: list search and the customer filter include borrower
     const byNickname = await call(tenant, 'GET', '/mortgage-files?search=shuki');
     expect(byNickname.body.data.map((file: Body) => file.id)).toEqual([owned.id]);
   });
+
+  test('a customer renamed (directly or through a borrower of one of its files) is found by its new names on every file it is a borrower of', async () => {
+    const tenant = await runtime.organization();
+    const customer = await call(tenant, 'POST', '/customers', { first_name: 'Yael', last_name: 'Mizrahi' });
+    const first = await createFile(tenant, { property_city: 'Haifa', borrowers: [{ first_name: 'Moshe', last_name: 'Peretz' }, { customer_id: customer.body.id }] });
+    const second = await createFile(tenant, { borrowers: [{ customer_id: customer.body.id }] });
+    const other = await createFile(tenant, { borrowers: [{ first_name: 'Unrelated', last_name: 'Person' }] });
+    const found = async (term: string) => ((await call(tenant, 'GET', `/mortgage-files?search=${encodeURIComponent(term)}`)).body.data as Body[]).map((file) => file.id).sort();
+    expect(await found('mizrahi')).toEqual([first.id, second.id].sort());
+    const etag = (await call(tenant, 'GET', `/mortgage-files/${first.id}`)).headers.get('etag');
+
+    expect((await call(tenant, 'PATCH', `/customers/${customer.body.id}`, { last_name: 'Levinson', nickname: 'Yuli' })).status).toBe(200);
+    expect(await found('mizrahi')).toEqual([]);
+    expect(await found('levinson')).toEqual([first.id, second.id].sort());
+    expect(await found('yuli')).toEqual([first.id, second.id].sort());
+    // The file's other search fields and its other borrowers are still found.
+    expect(await found('haifa')).toEqual([first.id]);
+    expect(await found('peretz')).toEqual([first.id]);
+    // Its answer (the borrower's names) changed, so did its ETag.
+    const reread = await call(tenant, 'GET', `/mortgage-files/${first.id}`);
+    expect(reread.headers.get('etag')).not.toBe(etag);
+    expect(reread.body.borrowers.find((borrower: Body) => borrower.customer_id === customer.body.id)).toMatchObject({ last_name: 'Levinson', nickname: 'Yuli' });
+
+    // Through a borrower of the second file: both files follow.
+    const link = (await call(tenant, 'GET', `/mortgage-files/${second.id}/borrowers`)).body.data[0];
+    expect((await call(tenant, 'PATCH', `/mortgage-files/${second.id}/borrowers/${link.id}`, { first_name: 'Yaeli' })).status).toBe(200);
+    expect(await found('yaeli')).toEqual([first.id, second.id].sort());
+    expect(await found('unrelated')).toEqual([other.id]);
+  });
 });
 
 describe('resources.md §3, §5, §11: a customer\'s files', () => {

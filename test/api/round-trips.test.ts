@@ -104,6 +104,9 @@ export const FILE_ROUND_TRIP_BUDGET = {
   'POST /mortgage-files/{id}/incomes': 3,
   'GET /mortgage-files/{id}/incomes/{incomeId}': 2,
   'PATCH /mortgage-files/{id}/incomes/{incomeId}': 3,
+  'PATCH /customers/{id} not its names': 3,
+  // Its names: the files it is in (one Query of the file index) and each file's borrowers (one Query each).
+  'PATCH /customers/{id} names, a borrower of one file': 5,
   // One Query of the task index finds the file's tasks to delete (resources.md §8). The file's
   // partition holds its 7 seeded milestone rows too (§9.7): its rows now take two BatchWriteItems.
   'DELETE /mortgage-files/{id}': 7,
@@ -142,6 +145,11 @@ test('mortgage file operations stay within their DynamoDB round-trip budgets', a
   const incomePath = `/mortgage-files/${id}/incomes/${income.response.body.id}`;
   counts['GET /mortgage-files/{id}/incomes/{incomeId}'] = (await measure('GET', incomePath)).roundTrips;
   counts['PATCH /mortgage-files/{id}/incomes/{incomeId}'] = (await measure('PATCH', incomePath, { monthly_amount: 12500 })).roundTrips;
+  const customerPath = `/customers/${created.response.body.borrowers[0].customer_id}`;
+  counts['PATCH /customers/{id} not its names'] = (await measure('PATCH', customerPath, { email: 'dana@example.com' })).roundTrips;
+  const renamed = await measure('PATCH', customerPath, { last_name: 'Levi' });
+  expect(renamed.response.status).toBe(200);
+  counts['PATCH /customers/{id} names, a borrower of one file'] = renamed.roundTrips;
   const removed = await measure('DELETE', `/mortgage-files/${id}`);
   expect(removed.response.status).toBe(200);
   counts['DELETE /mortgage-files/{id}'] = removed.roundTrips;

@@ -1,0 +1,102 @@
+import { buildSearchText } from '../../shared/http/list-query';
+import type { StoredRecord } from '../../shared/resources/entity';
+import { VersionConflict, type WriteBatch } from '../../shared/resources/write-batch';
+import { getTableName } from '../../shared/storage/dynamo-client';
+import { entityKeys } from '../../shared/storage/keys';
+import { queryAll } from '../../shared/storage/paginated-requests';
+import { MORTGAGE_FILE_TYPE } from './file-rows';
+
+/**
+ * A file's search covers its borrowers' names (resources.md §5): each borrower link keeps its
+ * customer's names (`search_names`) and the file keeps them joined (`borrower_names`) in its search
+ * text. The borrower part writes them with the link; a change of a customer's names rewrites them
+ * on every file the customer is a borrower of, in the customer's own transaction (this module: free
+ * of the file's entity, so the customers function carries only this).
+ */
+export const FILE_SEARCH_FIELDS = ['file_number', 'property_city', 'property_address', 'borrower_names'] as const;
+
+export const BORROWER_TYPE = 'BORROWER';
+
+/** One customer write refreshes at most this many files (each file and its links of the customer), so it stays one transaction. */
+const MAX_FILES_PER_RENAME = 40;
+
+export const customerNames = (customer: Record<string, unknown>) =>
+  [customer.first_name, customer.last_name, customer.entity_name, customer.nickname].filter((value) => typeof value === 'string').join(' ');
+
+export const borrowerNamesText = (names: Array<unknown>) => buildSearchText(names.map((value) => (typeof value === 'string' ? value : null))) ?? '';
+
+/**
+ * Adds to `batch` the rewrite of the customer's names on its borrower links and on those files'
+ * search text, conditional on each file's version (a concurrent write of the file makes the
+ * caller read again). `exceptFileId`: the file a borrower write is changing itself.
+ */
+export async function planBorrowerNamesRefresh(
+  organizationId: string,
+  customer: StoredRecord,
+  batch: WriteBatch,
+  exceptFileId?: string,
+): Promise<void> {
+  const names = customerNames(customer);
+  // Files whose customer or one of whose borrowers is this customer (the file list's `customer_id` filter).
+  const files = await queryAll({
+    TableName: getTableName(),
+    IndexName: 'gsi6',
+    KeyConditionExpression: 'gsi6pk = :pk',
+    FilterExpression: 'contains(list_filters.customer_id, :customer)',
+    ExpressionAttributeValues: { ':pk': entityKeys.collection(MORTGAGE_FILE_TYPE, organizationId), ':customer': customer.id },
+    ProjectionExpression: 'pk',
+  });
+  const exceptPk = exceptFileId ? entityKeys.record(MORTGAGE_FILE_TYPE, organizationId, exceptFileId).pk : undefined;
+  const pks = files.map((item) => item.pk as string).filter((pk) => pk !== exceptPk);
+  const families = await Promise.all(
+    pks.map((pk) =>
+      queryAll({
+        TableName: getTableName(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :file)',
+        ExpressionAttributeNames: { '#version': 'version' },
+        ExpressionAttributeValues: { ':pk': pk, ':file': MORTGAGE_FILE_TYPE },
+        ProjectionExpression: 'pk, sk, #version, file_number, property_city, property_address, customer_id, search_names',
+        ConsistentRead: true,
+      }),
+    ),
+  );
+  let planned = 0;
+  for (const items of families) {
+    const file = items.find((item) => item.sk === MORTGAGE_FILE_TYPE);
+    const links = items.filter((item) => (item.sk as string).startsWith(`${MORTGAGE_FILE_TYPE}#${BORROWER_TYPE}#`));
+    const own = links.filter((link) => link.customer_id === customer.id && link.search_names !== names);
+    if (!file || own.length === 0 || planned >= MAX_FILES_PER_RENAME) continue;
+    planned += 1;
+    const borrowerNames = borrowerNamesText(links.map((link) => (link.customer_id === customer.id ? names : link.search_names)));
+    const searchText = buildSearchText(FILE_SEARCH_FIELDS.map((field) => (field === 'borrower_names' ? borrowerNames : (file[field] as string | null | undefined))));
+    const seen = typeof file.version === 'number' ? file.version : 0;
+    batch.add(
+      {
+        Update: {
+          TableName: getTableName(),
+          Key: { pk: file.pk, sk: file.sk },
+          // The file's answer (its borrowers' names) changed: it moves to its next version, as on a borrower write.
+          UpdateExpression: 'SET borrower_names = :names, search_text = :text, #version = :next',
+          ConditionExpression: seen === 0 ? 'attribute_exists(pk) AND attribute_not_exists(#version)' : '#version = :seen',
+          ExpressionAttributeNames: { '#version': 'version' },
+          ExpressionAttributeValues: { ':names': borrowerNames, ':text': searchText, ':next': seen + 1, ...(seen === 0 ? {} : { ':seen': seen }) },
+        },
+      },
+      () => new VersionConflict(),
+    );
+    for (const link of own) {
+      batch.add(
+        {
+          Update: {
+            TableName: getTableName(),
+            Key: { pk: link.pk, sk: link.sk },
+            UpdateExpression: 'SET search_names = :names',
+            ConditionExpression: 'customer_id = :customer',
+            ExpressionAttributeValues: { ':names': names, ':customer': customer.id },
+          },
+        },
+        () => new VersionConflict(),
+      );
+    }
+  }
+}
