@@ -7,7 +7,9 @@ import { defineEntity } from '../../shared/resources/entity';
 import { listRecords, requireRecord } from '../../shared/resources/entity.repository';
 import { mortgageFileEntity } from '../mortgage-files/mortgage-file.entity';
 import { customerEntity } from './customer.entity';
-import { unlinkTasksOf } from '../tasks/task-links';
+import { unlinkTasksOnDelete } from '../tasks/task.entity';
+
+const tasksUnlinked = unlinkTasksOnDelete('customer_id');
 
 /**
  * A customer is deleted only while no mortgage file names them, as its customer or as one of its
@@ -15,15 +17,15 @@ import { unlinkTasksOf } from '../tasks/task-links';
  */
 const guardedCustomerEntity = defineEntity({
   ...customerEntity,
-  async beforeDelete(record) {
-    const files = await listRecords(mortgageFileEntity, record.organization_id, { customer_id: record.id, limit: '1' });
+  async beforeDelete(record, _context, batch) {
+    // Its tasks stay, with customer_id null (resources.md §3, §8), cleared in the delete's transaction.
+    const [files] = await Promise.all([listRecords(mortgageFileEntity, record.organization_id, { customer_id: record.id, limit: '1' }), tasksUnlinked.plan(record, batch)]);
     if (files.count > 0) {
       throw conflict('Customer has mortgage files', { details: `The customer is on ${files.count} mortgage file(s); delete or change those first` });
     }
     return [];
   },
-  // Its tasks stay, with customer_id null (resources.md §3, §8).
-  afterDelete: (record) => unlinkTasksOf(record.organization_id, 'customer_id', record.id),
+  afterDelete: (record) => tasksUnlinked.after(record),
 });
 
 /** Customers (spec §4, resources.md §3) and their mortgage files (resources.md §5 "Read", §11). */

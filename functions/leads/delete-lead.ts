@@ -4,12 +4,17 @@ import { getTableName } from '../../shared/storage/dynamo-client';
 import { keys } from '../../shared/storage/keys';
 import { TransactionConditionFailed, transactWrite, type TransactItem } from '../../shared/storage/transactions';
 import type { WriteContext } from '../../shared/write-context';
-import { unlinkTasksOf } from '../tasks/task-links';
+import type { StoredRecord } from '../../shared/resources/entity';
+import { WriteBatch } from '../../shared/resources/write-batch';
+import { unlinkTasksOnDelete } from '../tasks/task.entity';
 import { counterUpdate } from './create-lead';
 import { changedContactMarkers } from './lead-contact-markers';
 import { deleteItems, getLead, leadCollectionRowKeys, statusCounter, TOTAL_COUNTER } from './lead.repository';
 
-/** DELETE /leads/{id}: permanent; the lead, its counters and then its history rows go. */
+/** Its tasks stay, with lead_id null (resources.md §8), cleared in the delete's transaction. */
+const tasksUnlinked = unlinkTasksOnDelete('lead_id');
+
+/** DELETE /leads/{id}: permanent; the lead, its counters and its tasks' links, then its history rows go. */
 export async function deleteLead(context: WriteContext, leadId: string): Promise<void> {
   const lead = await getLead(context.organizationId, leadId);
   if (!lead) throw recordNotFound('Lead');
@@ -30,13 +35,16 @@ export async function deleteLead(context: WriteContext, leadId: string): Promise
     counterUpdate(context.organizationId, { [TOTAL_COUNTER]: -1, [statusCounter(lead.status)]: -1 }),
     ...changedContactMarkers(context.organizationId, lead),
   ];
+  const tasks = new WriteBatch();
+  await tasksUnlinked.plan(lead as unknown as StoredRecord, tasks);
+  items.push(...tasks.items);
   if (context.audit) items.push(context.audit.entry(leadId, 200));
   try {
     await transactWrite(items);
   } catch (error) {
-    // Changed or deleted by a concurrent request since it was read.
+    // Changed or deleted by a concurrent request since it was read (the lead, first, or one of its tasks).
     if (error instanceof TransactionConditionFailed) {
-      if (context.ifMatch) throw preconditionFailed();
+      if (context.ifMatch && error.failedIndexes.includes(0)) throw preconditionFailed();
       const current = await getLead(context.organizationId, leadId);
       if (!current) throw recordNotFound('Lead');
       return deleteLead(context, leadId);
@@ -44,6 +52,5 @@ export async function deleteLead(context: WriteContext, leadId: string): Promise
     throw error;
   }
   await deleteItems(await leadCollectionRowKeys(context.organizationId, leadId));
-  // Its tasks stay, with lead_id null (resources.md §8).
-  await unlinkTasksOf(context.organizationId, 'lead_id', leadId);
+  await tasksUnlinked.after(lead as unknown as StoredRecord);
 }

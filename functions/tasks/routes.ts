@@ -61,9 +61,9 @@ function fileTaskEntity(fileId: string): EntityDefinition {
       if (Object.values(rest).every((value) => value === undefined)) throw noUpdatableFields();
       return taskEntity.change(current, rest, context, checks);
     },
-    async beforeDelete(record) {
+    async beforeDelete(record, context, batch) {
       if (record.mortgage_file_id !== fileId) throw taskOfAnotherFile();
-      return [];
+      return taskEntity.beforeDelete!(record, context, batch);
     },
   });
 }

@@ -46,12 +46,6 @@ export async function presentTask(organizationId: string, task: StoredRecord, co
   return (await presentTasks(organizationId, [task], context))[0];
 }
 
-/** After a lead or customer is deleted its tasks stay, with `lead_id` / `customer_id` null (resources.md §3, §8). */
-export async function unlinkTasksOf(organizationId: string, field: 'lead_id' | 'customer_id', id: string): Promise<void> {
-  const linked = await findRecordIds(taskEntity, organizationId, { [field]: id });
-  await clearLink(organizationId, linked.map((task) => task.id), field);
-}
-
 /**
  * After a file is deleted its tasks go too (resources.md §8); tasks elsewhere whose parent was one
  * of them keep existing with `parent_task_id` null. One read of the search index finds both.

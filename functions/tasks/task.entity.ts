@@ -4,7 +4,7 @@ import { versionOf } from '../../shared/http/record-version';
 import { isUuid, nowIso } from '../../shared/ids';
 import { listValues } from '../../shared/lists/system-lists';
 import { defineEntity, type StoredRecord } from '../../shared/resources/entity';
-import { findRecordIds, getRecord, recordFromItem, updateRecord } from '../../shared/resources/entity.repository';
+import { findRecordIds, getRecord, getRecords, planUpdate, recordFromItem, updateRecord } from '../../shared/resources/entity.repository';
 import { VersionConflict, type WriteBatch } from '../../shared/resources/write-batch';
 import { entityKeys, keys, type ItemKey } from '../../shared/storage/keys';
 import { batchGetAll, itemWithKey } from '../../shared/storage/paginated-requests';
@@ -236,6 +236,37 @@ export async function clearLink(organizationId: string, ids: string[], field: 'p
   );
 }
 
+type LinkField = 'lead_id' | 'customer_id' | 'parent_task_id';
+
+/** Linked tasks cleared in the deleting record's own transaction; more than this, the rest right after it. */
+const UNLINKS_IN_TRANSACTION = 40;
+
+/**
+ * When a lead, customer or task is deleted its tasks (children) stay, with `lead_id`,
+ * `customer_id` or `parent_task_id` null (resources.md §3, §8). The delete's hooks: `plan` adds
+ * the tasks' updates (conditional on the versions read) to the delete's own transaction, so no
+ * task ever points at a record that is gone, however the process ends; a record with more linked
+ * tasks than fit has the rest cleared by `after`, once it is deleted.
+ */
+export function unlinkTasksOnDelete(field: LinkField) {
+  const leftOver = new WeakSet<object>();
+  return {
+    async plan(record: StoredRecord, batch: WriteBatch): Promise<void> {
+      const linked = (await findRecordIds(taskEntity, record.organization_id, { [field]: record.id })).map((task) => task.id);
+      const now = linked.slice(0, UNLINKS_IN_TRANSACTION);
+      for (const task of await getRecords(taskEntity, record.organization_id, now)) {
+        await planUpdate(taskEntity, serviceContext(record.organization_id), task, { [field]: null }, batch);
+      }
+      if (linked.length > now.length) leftOver.add(record);
+    },
+    async after(record: StoredRecord): Promise<void> {
+      if (!leftOver.has(record)) return;
+      const linked = await findRecordIds(taskEntity, record.organization_id, { [field]: record.id });
+      await clearLink(record.organization_id, linked.map((task) => task.id), field);
+    },
+  };
+}
+
 /** Active users among the ids, in the order given, each once. */
 const activeAmong = (ids: string[], active: Set<string>) => [...new Set(ids)].filter((id) => active.has(id));
 
@@ -343,11 +374,14 @@ export const taskEntity = defineEntity({
     return [timelinePut(context.organizationId, fileId, 'task_completed', { task_id: after.id }, context.userId, after.updated_at)];
   },
   // Its children stay, with parent_task_id null (resources.md §8).
-  async afterDelete(record) {
-    const children = await findRecordIds(taskEntity, record.organization_id, { parent_task_id: record.id });
-    await clearLink(record.organization_id, children.map((task) => task.id), 'parent_task_id');
+  async beforeDelete(record, _context, batch) {
+    await childrenUnlinked.plan(record, batch);
+    return [];
   },
+  afterDelete: (record) => childrenUnlinked.after(record),
 });
+
+const childrenUnlinked = unlinkTasksOnDelete('parent_task_id');
 
 /** A 404 of the task, whatever made it one. */
 export const isTaskNotFound = (error: unknown) => error instanceof ApiError && error.status === 404 && error.error === 'Task not found';

@@ -300,9 +300,10 @@ export async function deleteRecord(entity: EntityDefinition, context: WriteConte
     const current = await requireRecord(entity, context.organizationId, id, true);
     const seenVersion = versionOf(current) ?? 0;
     assertPrecondition(context.ifMatch, current, seenVersion);
-    const extra = (await entity.beforeDelete?.(current, context)) ?? [];
+    const batch = new WriteBatch();
+    const extra = (await entity.beforeDelete?.(current, context, batch)) ?? [];
     const { onConditionFailed, ...condition } = versionedWrite(context, seenVersion);
-    const batch = new WriteBatch()
+    batch
       .add({ Delete: { TableName: getTableName(), Key: entityKeys.record(entity.type, context.organizationId, id), ...condition } }, onConditionFailed)
       .add(counterUpdate(entity, context.organizationId, -1));
     for (const { field } of entity.unique ?? []) {

@@ -67,7 +67,7 @@ export interface EntityDefinition {
   /** Rows written in an update's transaction, from the record before and after (for example a status history row). */
   changeItems?(before: StoredRecord, after: StoredRecord, input: Record<string, unknown>, context: WriteContext): TransactItem[];
   /** Checks and extra transaction items of a delete (for example a deletion guard). */
-  beforeDelete?(record: StoredRecord, context: WriteContext): Promise<TransactItem[]>;
+  beforeDelete?(record: StoredRecord, context: WriteContext, batch: WriteBatch): Promise<TransactItem[]>;
   /** Writes that follow a committed delete: records elsewhere that name the deleted one (unlinked, or deleted with it). */
   afterDelete?(record: StoredRecord, context: WriteContext): Promise<void>;
 }

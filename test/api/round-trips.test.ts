@@ -173,7 +173,7 @@ export const TASK_ROUND_TRIP_BUDGET = {
   'POST /mortgage-files/{id}/tasks': 3,
   'GET /mortgage-files/{id}/tasks': 5,
   'PATCH /mortgage-files/{id}/tasks/{taskId}': 3,
-  'DELETE /tasks/{id} with a child': 7,
+  'DELETE /tasks/{id} with a child': 6,
 };
 
 test('task operations stay within their DynamoDB round-trip budgets', async () => {

@@ -1,4 +1,4 @@
-import { useTestRuntime, type TestRuntime } from '../support/test-runtime';
+import { failingOneCall, useTestRuntime, type TestRuntime } from '../support/test-runtime';
 
 /**
  * Tasks (spec §2, §3, §4, §7, §8; resources.md §8): fields and defaults, `done`, completion
@@ -426,5 +426,25 @@ describe('resources.md §8 deletes', () => {
     expect((await call(tenant, 'GET', `/tasks/${both.id}`, undefined, 200)).body).toMatchObject({ customer_id: null, customer: null });
     expect((await call(tenant, 'GET', `/tasks?customer_id=${customer.id}`, undefined, 200)).body.count).toBe(0);
     expect((await call(tenant, 'GET', '/tasks', undefined, 200)).body.count).toBe(2);
+  });
+
+  test('the links are cleared in the delete\'s own transaction: when the request fails right after it, no task points at the deleted lead, customer or parent', async () => {
+    const tenant = await runtime.organization();
+    const lead = (await call(tenant, 'POST', '/leads', { first_name: 'Noa' }, 201)).body;
+    const customer = (await call(tenant, 'POST', '/customers', { entity_name: 'Acme' }, 201)).body;
+    const parent = await createTask(tenant, { title: 'Parent' });
+    const linked = await createTask(tenant, { title: 'Linked', lead_id: lead.id, customer_id: customer.id, parent_task_id: parent.id });
+    // The first Query of the deleted record's own partition (its rows, removed after the record) fails.
+    for (const [path, key] of [[`/leads/${lead.id}`, `LEAD#${lead.id}`], [`/customers/${customer.id}`, `CUSTOMER#${customer.id}`], [`/tasks/${parent.id}`, `TASK#${parent.id}`]]) {
+      await failingOneCall(['KeyConditionExpression', key], async (fired) => {
+        expect((await call(tenant, 'DELETE', path)).status).toBe(500);
+        expect(fired()).toBe(true);
+      });
+      await call(tenant, 'GET', path, undefined, 404);
+    }
+    expect((await call(tenant, 'GET', `/tasks/${linked.id}`, undefined, 200)).body).toMatchObject({ lead_id: null, customer_id: null, parent_task_id: null, lead: null, customer: null });
+    for (const filter of [`lead_id=${lead.id}`, `customer_id=${customer.id}`, `parent_task_id=${parent.id}`]) {
+      expect((await call(tenant, 'GET', `/tasks?${filter}`, undefined, 200)).body.count).toBe(0);
+    }
   });
 });
