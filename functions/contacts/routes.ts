@@ -16,10 +16,10 @@ const leftOver = new WeakMap<StoredRecord, TransactItem[]>();
  */
 const contactWithLinks = defineEntity({
   ...contactEntity,
-  beforeDelete: async (record, context) => {
+  beforeDelete: async (record, context, batch) => {
     const deletes = await contactLinkDeletes(context.organizationId, record.id);
     if (deletes.length > LINK_DELETES_IN_TRANSACTION) leftOver.set(record, deletes.slice(LINK_DELETES_IN_TRANSACTION));
-    return deletes.slice(0, LINK_DELETES_IN_TRANSACTION);
+    batch.addAll(deletes.slice(0, LINK_DELETES_IN_TRANSACTION));
   },
   afterDelete: async (record) => {
     const rest = leftOver.get(record) ?? [];

@@ -23,7 +23,6 @@ const guardedCustomerEntity = defineEntity({
     if (files.count > 0) {
       throw conflict('Customer has mortgage files', { details: `The customer is on ${files.count} mortgage file(s); delete or change those first` });
     }
-    return [];
   },
   afterDelete: (record) => tasksUnlinked.after(record),
 });

@@ -4,7 +4,6 @@ import { getTableName } from '../../shared/storage/dynamo-client';
 import { keys } from '../../shared/storage/keys';
 import { TransactionConditionFailed, transactWrite, type TransactItem } from '../../shared/storage/transactions';
 import type { WriteContext } from '../../shared/write-context';
-import type { StoredRecord } from '../../shared/resources/entity';
 import { WriteBatch } from '../../shared/resources/write-batch';
 import { unlinkTasksOnDelete } from '../tasks/task.entity';
 import { counterUpdate } from './create-lead';
@@ -36,7 +35,7 @@ export async function deleteLead(context: WriteContext, leadId: string): Promise
     ...changedContactMarkers(context.organizationId, lead),
   ];
   const tasks = new WriteBatch();
-  await tasksUnlinked.plan(lead as unknown as StoredRecord, tasks);
+  await tasksUnlinked.plan(lead, tasks);
   items.push(...tasks.items);
   if (context.audit) items.push(context.audit.entry(leadId, 200));
   try {
@@ -52,5 +51,5 @@ export async function deleteLead(context: WriteContext, leadId: string): Promise
     throw error;
   }
   await deleteItems(await leadCollectionRowKeys(context.organizationId, leadId));
-  await tasksUnlinked.after(lead as unknown as StoredRecord);
+  await tasksUnlinked.after(lead);
 }

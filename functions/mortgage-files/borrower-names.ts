@@ -1,5 +1,6 @@
 import { buildSearchText } from '../../shared/http/list-query';
 import type { StoredRecord } from '../../shared/resources/entity';
+import { searchTextOf } from '../../shared/resources/entity.repository';
 import { VersionConflict, type WriteBatch } from '../../shared/resources/write-batch';
 import { getTableName } from '../../shared/storage/dynamo-client';
 import { entityKeys } from '../../shared/storage/keys';
@@ -10,20 +11,24 @@ import { MORTGAGE_FILE_TYPE } from './file-rows';
  * A file's search covers its borrowers' names (resources.md §5): each borrower link keeps its
  * customer's names (`search_names`) and the file keeps them joined (`borrower_names`) in its search
  * text. The borrower part writes them with the link; a change of a customer's names rewrites them
- * on every file the customer is a borrower of, in the customer's own transaction (this module: free
- * of the file's entity, so the customers function carries only this).
+ * on every file the customer is a borrower of, in the customer's own transaction. This module is
+ * free of the file's entity (which imports the customer's), so the customer's entity can use it;
+ * it reads a file's partition and moves its version as the part machinery does (child-entity.ts).
  */
 export const FILE_SEARCH_FIELDS = ['file_number', 'property_city', 'property_address', 'borrower_names'] as const;
 
 export const BORROWER_TYPE = 'BORROWER';
 
-/** One customer write refreshes at most this many files (each file and its links of the customer), so it stays one transaction. */
-const MAX_FILES_PER_RENAME = 40;
+/**
+ * One customer write refreshes at most this many files (two items each), so that with a borrower
+ * write's own items (its requirements among them) it stays within one transaction's 100.
+ */
+const MAX_FILES_PER_RENAME = 25;
 
 export const customerNames = (customer: Record<string, unknown>) =>
   [customer.first_name, customer.last_name, customer.entity_name, customer.nickname].filter((value) => typeof value === 'string').join(' ');
 
-export const borrowerNamesText = (names: Array<unknown>) => buildSearchText(names.map((value) => (typeof value === 'string' ? value : null))) ?? '';
+export const borrowerNamesText = (names: Array<unknown>) => buildSearchText(names.map((value) => (typeof value === 'string' ? value : null)));
 
 /**
  * Adds to `batch` the rewrite of the customer's names on its borrower links and on those files'
@@ -68,22 +73,12 @@ export async function planBorrowerNamesRefresh(
     if (!file || own.length === 0 || planned >= MAX_FILES_PER_RENAME) continue;
     planned += 1;
     const borrowerNames = borrowerNamesText(links.map((link) => (link.customer_id === customer.id ? names : link.search_names)));
-    const searchText = buildSearchText(FILE_SEARCH_FIELDS.map((field) => (field === 'borrower_names' ? borrowerNames : (file[field] as string | null | undefined))));
-    const seen = typeof file.version === 'number' ? file.version : 0;
-    batch.add(
-      {
-        Update: {
-          TableName: getTableName(),
-          Key: { pk: file.pk, sk: file.sk },
-          // The file's answer (its borrowers' names) changed: it moves to its next version, as on a borrower write.
-          UpdateExpression: 'SET borrower_names = :names, search_text = :text, #version = :next',
-          ConditionExpression: seen === 0 ? 'attribute_exists(pk) AND attribute_not_exists(#version)' : '#version = :seen',
-          ExpressionAttributeNames: { '#version': 'version' },
-          ExpressionAttributeValues: { ':names': borrowerNames, ':text': searchText, ':next': seen + 1, ...(seen === 0 ? {} : { ':seen': seen }) },
-        },
-      },
-      () => new VersionConflict(),
-    );
+    const searchText = searchTextOf(FILE_SEARCH_FIELDS, { ...file, borrower_names: borrowerNames });
+    // The file's answer (its borrowers' names) changed: it moves to its next version, as on a borrower write.
+    batch.moveVersion({ pk: file.pk as string, sk: file.sk as string }, typeof file.version === 'number' ? file.version : 0, {
+      borrower_names: borrowerNames,
+      search_text: searchText,
+    });
     for (const link of own) {
       batch.add(
         {

@@ -251,8 +251,8 @@ export const mortgageFileEntity = defineEntity({
       },
     ];
   },
-  async beforeDelete(record) {
-    return [{ Delete: { TableName: getTableName(), Key: fileIdPointerKey(record.id) } }];
+  async beforeDelete(record, _context, batch) {
+    batch.add({ Delete: { TableName: getTableName(), Key: fileIdPointerKey(record.id) } });
   },
   /** A status change: its history row, its note and its timeline row; a new assignee: its timeline row (resources.md §5, §9.6). */
   changeItems(before, after, input, context) {

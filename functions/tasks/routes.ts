@@ -63,7 +63,7 @@ function fileTaskEntity(fileId: string): EntityDefinition {
     },
     async beforeDelete(record, context, batch) {
       if (record.mortgage_file_id !== fileId) throw taskOfAnotherFile();
-      return taskEntity.beforeDelete!(record, context, batch);
+      await taskEntity.beforeDelete!(record, context, batch);
     },
   });
 }

@@ -237,6 +237,7 @@ export async function clearLink(organizationId: string, ids: string[], field: 'p
 }
 
 type LinkField = 'lead_id' | 'customer_id' | 'parent_task_id';
+type DeletedRecord = { id: string; organization_id: string };
 
 /** Linked tasks cleared in the deleting record's own transaction; more than this, the rest right after it. */
 const UNLINKS_IN_TRANSACTION = 40;
@@ -251,15 +252,14 @@ const UNLINKS_IN_TRANSACTION = 40;
 export function unlinkTasksOnDelete(field: LinkField) {
   const leftOver = new WeakSet<object>();
   return {
-    async plan(record: StoredRecord, batch: WriteBatch): Promise<void> {
+    async plan(record: DeletedRecord, batch: WriteBatch): Promise<void> {
       const linked = (await findRecordIds(taskEntity, record.organization_id, { [field]: record.id })).map((task) => task.id);
       const now = linked.slice(0, UNLINKS_IN_TRANSACTION);
-      for (const task of await getRecords(taskEntity, record.organization_id, now)) {
-        await planUpdate(taskEntity, serviceContext(record.organization_id), task, { [field]: null }, batch);
-      }
+      const tasks = await getRecords(taskEntity, record.organization_id, now);
+      await Promise.all(tasks.map((task) => planUpdate(taskEntity, serviceContext(record.organization_id), task, { [field]: null }, batch)));
       if (linked.length > now.length) leftOver.add(record);
     },
-    async after(record: StoredRecord): Promise<void> {
+    async after(record: DeletedRecord): Promise<void> {
       if (!leftOver.has(record)) return;
       const linked = await findRecordIds(taskEntity, record.organization_id, { [field]: record.id });
       await clearLink(record.organization_id, linked.map((task) => task.id), field);
@@ -374,10 +374,7 @@ export const taskEntity = defineEntity({
     return [timelinePut(context.organizationId, fileId, 'task_completed', { task_id: after.id }, context.userId, after.updated_at)];
   },
   // Its children stay, with parent_task_id null (resources.md §8).
-  async beforeDelete(record, _context, batch) {
-    await childrenUnlinked.plan(record, batch);
-    return [];
-  },
+  beforeDelete: (record, _context, batch) => childrenUnlinked.plan(record, batch),
   afterDelete: (record) => childrenUnlinked.after(record),
 });
 

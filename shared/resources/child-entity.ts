@@ -12,7 +12,7 @@ import type { WriteContext } from '../write-context';
 import { pagingQuerySchema, resourceOperations, type CrudMethod } from './crud-operations';
 import type { EntityDefinition, StoredRecord } from './entity';
 import { internalsOf, itemFromRecord, recordFromItem, sameValue, versionedWrite, withInternals } from './entity.repository';
-import { retryOnVersionConflict, VersionConflict, WriteBatch } from './write-batch';
+import { retryOnVersionConflict, WriteBatch } from './write-batch';
 
 /**
  * A record that is part of a parent record (a file's borrowers, incomes, bank accounts,
@@ -138,27 +138,7 @@ export async function presentParts(part: PartDefinition, records: StoredRecord[]
  */
 export function planParentVersionMove(parent: EntityDefinition, family: Family, batch: WriteBatch, attributes: Record<string, unknown> = {}): void {
   const seenVersion = versionOf(family.parent) ?? 0;
-  const names: Record<string, string> = { '#version': 'version' };
-  const values: Record<string, unknown> = family.fresh ? { ':one': 1 } : { ':next': seenVersion + 1, ...(seenVersion === 0 ? {} : { ':seen': seenVersion }) };
-  const sets = [family.fresh ? '#version = #version + :one' : '#version = :next'];
-  Object.entries(attributes).forEach(([name, value], index) => {
-    names[`#a${index}`] = name;
-    values[`:a${index}`] = value;
-    sets.push(`#a${index} = :a${index}`);
-  });
-  batch.add(
-    {
-      Update: {
-        TableName: getTableName(),
-        Key: entityKeys.record(parent.type, family.parent.organization_id, family.parent.id),
-        UpdateExpression: `SET ${sets.join(', ')}`,
-        ConditionExpression: family.fresh ? 'attribute_exists(pk)' : seenVersion === 0 ? 'attribute_exists(pk) AND attribute_not_exists(#version)' : '#version = :seen',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-      },
-    },
-    () => new VersionConflict(),
-  );
+  batch.moveVersion(entityKeys.record(parent.type, family.parent.organization_id, family.parent.id), family.fresh ? 'fresh' : seenVersion, attributes);
   // The family now stands at the next version (a create of several parts writes one after another).
   withVersion(family.parent, seenVersion + 1);
 }

@@ -41,6 +41,11 @@ export function recordFromItem(entity: EntityDefinition, item: Record<string, un
   return withInternals(withVersion(record as StoredRecord, storedVersion(item)), hidden);
 }
 
+/** The text `?search=` matches: the search fields that hold a string, lowercased and joined. */
+export function searchTextOf(searchFields: readonly string[], values: Record<string, unknown>): string {
+  return buildSearchText(searchFields.map((field) => (typeof values[field] === 'string' ? (values[field] as string) : null)));
+}
+
 /** The stored item of a record: keys, indexes, search text and filter values from its fields and internals. */
 export function itemFromRecord(entity: EntityDefinition, record: StoredRecord, version: number): Record<string, unknown> {
   const values = { ...internalsOf(record), ...record };
@@ -54,7 +59,7 @@ export function itemFromRecord(entity: EntityDefinition, record: StoredRecord, v
     ...entityKeys.indexes(entity.type, record.organization_id, record),
     entity: entity.type.toLowerCase(),
     ...values,
-    search_text: buildSearchText(entity.searchFields.map((field) => (typeof values[field] === 'string' ? (values[field] as string) : null))),
+    search_text: searchTextOf(entity.searchFields, values),
     list_filters: filters,
     version,
   };
@@ -301,7 +306,7 @@ export async function deleteRecord(entity: EntityDefinition, context: WriteConte
     const seenVersion = versionOf(current) ?? 0;
     assertPrecondition(context.ifMatch, current, seenVersion);
     const batch = new WriteBatch();
-    const extra = (await entity.beforeDelete?.(current, context, batch)) ?? [];
+    await entity.beforeDelete?.(current, context, batch);
     const { onConditionFailed, ...condition } = versionedWrite(context, seenVersion);
     batch
       .add({ Delete: { TableName: getTableName(), Key: entityKeys.record(entity.type, context.organizationId, id), ...condition } }, onConditionFailed)
@@ -310,7 +315,6 @@ export async function deleteRecord(entity: EntityDefinition, context: WriteConte
       const value = uniqueValue(current[field]);
       if (value) batch.add(uniqueGuardDelete(entity, context.organizationId, field, value));
     }
-    batch.addAll(extra);
     if (context.audit) batch.add(context.audit.entry(id, 200));
     await batch.commit();
     return current;

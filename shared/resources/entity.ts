@@ -66,8 +66,8 @@ export interface EntityDefinition {
   createItems?(record: StoredRecord, context: WriteContext): TransactItem[];
   /** Rows written in an update's transaction, from the record before and after (for example a status history row). */
   changeItems?(before: StoredRecord, after: StoredRecord, input: Record<string, unknown>, context: WriteContext): TransactItem[];
-  /** Checks and extra transaction items of a delete (for example a deletion guard). */
-  beforeDelete?(record: StoredRecord, context: WriteContext, batch: WriteBatch): Promise<TransactItem[]>;
+  /** Checks of a delete (throw to refuse it) and the items it adds to the delete's transaction (`batch`). */
+  beforeDelete?(record: StoredRecord, context: WriteContext, batch: WriteBatch): Promise<void>;
   /** Writes that follow a committed delete: records elsewhere that name the deleted one (unlinked, or deleted with it). */
   afterDelete?(record: StoredRecord, context: WriteContext): Promise<void>;
 }

@@ -47,6 +47,37 @@ export class WriteBatch {
     return this.add({ ConditionCheck: { TableName: getTableName(), Key: key, ConditionExpression: 'attribute_not_exists(pk)' } }, onPresent);
   }
 
+  /**
+   * The record's move to its next version with `attributes` set, conditional on the version it was
+   * read at (a concurrent write makes the caller read again); `fresh`: a record this request wrote
+   * earlier, moved by one.
+   */
+  moveVersion(key: ItemKey, seen: number | 'fresh', attributes: Record<string, unknown> = {}): this {
+    const fresh = seen === 'fresh';
+    const condition = fresh ? { expression: 'attribute_exists(pk)', names: { '#version': 'version' }, values: {} } : versionCondition(seen);
+    const names: Record<string, string> = { ...condition.names };
+    const values: Record<string, unknown> = { ...condition.values, ...(fresh ? { ':one': 1 } : { ':next': seen + 1 }) };
+    const sets = [fresh ? '#version = #version + :one' : '#version = :next'];
+    Object.entries(attributes).forEach(([name, value], index) => {
+      names[`#a${index}`] = name;
+      values[`:a${index}`] = value;
+      sets.push(`#a${index} = :a${index}`);
+    });
+    return this.add(
+      {
+        Update: {
+          TableName: getTableName(),
+          Key: key,
+          UpdateExpression: `SET ${sets.join(', ')}`,
+          ConditionExpression: condition.expression,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        },
+      },
+      () => new VersionConflict(),
+    );
+  }
+
   /** The batch commits only while the item is still at the version it was read at. */
   requireVersion(key: ItemKey, version: number, onChanged: () => Error): this {
     const { expression, names, values } = versionCondition(version);
