@@ -31,16 +31,18 @@ const flag = z.pipe(
 
 const port = z.coerce.number().check(z.int(), z.gte(0), z.lte(65535));
 
+/**
+ * How long one DynamoDB request may take before it is abandoned (and retried, up to three attempts
+ * in all), so a stalled connection fails a request instead of hanging it.
+ */
+const dynamoDbTimeoutMs = (fallback: number) => z._default(z.coerce.number().check(z.int(), z.positive(), z.lte(60_000)), fallback);
+
 const baseSchema = z.object({
   TABLE_NAME: z._default(z.string().check(z.minLength(1)), 'mortgage-service'),
   AWS_REGION: z._default(z.string().check(z.minLength(1)), 'us-east-1'),
   DYNAMODB_ENDPOINT: z.optional(z.url()),
-  /**
-   * How long one DynamoDB request may take before it is abandoned (and retried, up to three
-   * attempts in all), so a stalled connection fails a request instead of hanging it. Locally
-   * generous: DynamoDB Local under a test suite's load is slow; in Lambda see lambdaSchema.
-   */
-  DYNAMODB_TIMEOUT_MS: z._default(z.coerce.number().check(z.int(), z.positive(), z.lte(60_000)), 30_000),
+  // Locally generous: DynamoDB Local under a test suite's load is slow.
+  DYNAMODB_TIMEOUT_MS: dynamoDbTimeoutMs(30_000),
   DELIVERY_QUEUE_URL: z.optional(z.string()),
   SQS_ENDPOINT: z.optional(z.url()),
   SCHEDULER_GROUP_NAME: z.optional(z.string()),
@@ -68,7 +70,7 @@ const lambdaSchema = z.extend(baseSchema, {
   AWS_REGION: z.string({ error: 'is required in Lambda' }).check(z.minLength(1)),
   WEBHOOKS_ALLOW_INSECURE: flag.check(z.refine((value) => !value, 'is a local-only switch and must not be set in Lambda')),
   // DynamoDB answers in milliseconds; three attempts of 2 s and their backoff fit an API function's 10 s.
-  DYNAMODB_TIMEOUT_MS: z._default(z.coerce.number().check(z.int(), z.positive(), z.lte(60_000)), 2_000),
+  DYNAMODB_TIMEOUT_MS: dynamoDbTimeoutMs(2_000),
 });
 
 export type ServiceConfig = z.infer<typeof baseSchema>;

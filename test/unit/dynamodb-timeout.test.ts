@@ -31,14 +31,11 @@ describe('DynamoDB request timeout', () => {
     const silent = await silentServer();
     try {
       configureService({ DYNAMODB_ENDPOINT: `http://127.0.0.1:${silent.port}`, DYNAMODB_TIMEOUT_MS: 300 });
-      const started = Date.now();
       const failure = await getDocumentClient().send(new GetCommand({ TableName: 'any', Key: { pk: 'a', sk: 'b' } })).then(() => undefined, (error: Error) => error);
-      const elapsed = Date.now() - started;
+      // Each of the three attempts (maxAttempts) is abandoned on its own connection; a hang would
+      // leave the first one open until this test's timeout.
       expect(failure?.name).toBe('TimeoutError');
-      // Three attempts (maxAttempts), each abandoned after 300 ms, plus the SDK's backoff between them.
       expect(silent.connections()).toBe(3);
-      expect(elapsed).toBeGreaterThanOrEqual(900);
-      expect(elapsed).toBeLessThan(5_000);
     } finally {
       await silent.close();
     }
