@@ -209,14 +209,39 @@ export async function buildFunctionBundles(options: BuildFunctionBundlesOptions)
 }
 
 /** The baseline for module-load times: a hello-world handler built exactly like the functions. */
-export async function buildHelloWorldBundle(outdir: string): Promise<string> {
+/** A one-file handler built exactly as the functions are; returns its output directory. */
+async function buildProbeBundle(outdir: string, name: string, source: string): Promise<string> {
   const esbuild = await import('esbuild');
-  fs.mkdirSync(outdir, { recursive: true });
-  const entry = path.join(outdir, 'hello-world.ts');
-  fs.writeFileSync(entry, "export const handler = async () => ({ statusCode: 200, body: 'hello world' });\n");
-  const directory = path.join(outdir, 'hello-world');
-  await esbuild.build(buildOptions(entry, directory, SDK_MODE, []));
+  const directory = path.join(outdir, name);
+  const { entryPoints: _entry, ...options } = buildOptions(path.join(PROJECT_ROOT, `${name}.ts`), directory, SDK_MODE, []);
+  // Resolved from the repository, as a function's own entry point is.
+  await esbuild.build({ ...options, stdin: { contents: source, loader: 'ts', resolveDir: PROJECT_ROOT, sourcefile: `${name}.ts` } });
   return directory;
+}
+
+/** The module-load baseline: a handler that imports nothing. */
+export function buildHelloWorldBundle(outdir: string): Promise<string> {
+  return buildProbeBundle(outdir, 'hello-world', "export const handler = async () => ({ statusCode: 200, body: 'hello world' });\n");
+}
+
+/**
+ * The floor under every function that reads the table: the service's own DynamoDB document client
+ * (shared/storage/dynamo-client.ts) and logger, and nothing else. What a function loads beyond
+ * this floor is its own code, zod and its other libraries.
+ */
+export function buildTableClientFloorBundle(outdir: string): Promise<string> {
+  const shared = (file: string) => `'./shared/${file}'`;
+  return buildProbeBundle(
+    outdir,
+    'table-client-floor',
+    [
+      "import { GetCommand } from '@aws-sdk/lib-dynamodb';",
+      `import { getDocumentClient, getTableName } from ${shared('storage/dynamo-client')};`,
+      `import { getLogger } from ${shared('logger')};`,
+      "export const handler = async () => { getLogger().info('get'); return getDocumentClient().send(new GetCommand({ TableName: getTableName(), Key: { pk: 'a', sk: 'b' } })); };",
+      '',
+    ].join('\n'),
+  );
 }
 
 export interface Contributor {

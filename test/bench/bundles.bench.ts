@@ -12,7 +12,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { buildFunctionBundles, buildHelloWorldBundle, PROJECT_ROOT, SDK_MODE, topContributors, type SdkMode } from '../../lib/bundling/function-bundles';
+import { buildFunctionBundles, buildHelloWorldBundle, buildTableClientFloorBundle, PROJECT_ROOT, SDK_MODE, topContributors, type SdkMode } from '../../lib/bundling/function-bundles';
 import { percentile } from './bench-support';
 
 const LOADS = Number(process.env.BENCH_LOADS ?? 10);
@@ -58,9 +58,11 @@ async function main() {
       await Promise.all(modes.map(async (sdk) => [sdk, await buildFunctionBundles({ outdir: path.join(outdir, sdk), sdk })] as const)),
     ) as Record<SdkMode, Awaited<ReturnType<typeof buildFunctionBundles>>>;
     const helloWorld = path.join(await buildHelloWorldBundle(outdir), 'index.js');
+    const floor = path.join(await buildTableClientFloorBundle(outdir), 'index.js');
 
     const targets = [
       { key: 'hello-world', file: helloWorld },
+      { key: 'floor', file: floor },
       ...modes.flatMap((sdk) => built[sdk].map((bundle) => ({ key: `${sdk}:${bundle.folder}`, file: path.join(bundle.directory, 'index.js') }))),
     ];
     const samples = new Map<string, Array<[number, number]>>(targets.map((target) => [target.key, []]));
@@ -74,6 +76,10 @@ async function main() {
 
     console.log(`Node.js ${process.version} on ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}; median of ${LOADS} loads each; deployed SDK mode: ${SDK_MODE}`);
     console.log(`hello-world bundle: ${kb(fs.statSync(helloWorld).size)}, load ${ms(baseline)} (CPU ${ms(cpuBaseline)})`);
+    const floorLoad = median('floor');
+    console.log(
+      `table-client floor (the service's DynamoDB client and logger, nothing else): ${kb(fs.statSync(floor).size)}, load ${ms(floorLoad)} = ${(floorLoad / baseline).toFixed(1)}× hello-world (CPU ${ms(median('floor', 1))})`,
+    );
     console.log('load = wall-clock median (× hello-world); cpu = CPU-time median (× hello-world), steadier on a busy machine\n');
     console.log(
       `${'function'.padEnd(18)} ${'SDK bundled'.padStart(12)} ${'load'.padStart(9)} ${'×'.padStart(6)} ${'cpu'.padStart(9)} ${'×'.padStart(6)}   ${'SDK external'.padStart(12)} ${'load'.padStart(9)} ${'×'.padStart(6)} ${'cpu'.padStart(9)} ${'×'.padStart(6)}   static files`,
