@@ -26,7 +26,7 @@ export class StatelessStack extends Stack {
     CrossStackReferences.of(this).consume(ReferenceStrength.STRONG);
 
     this.webhooks = new Webhooks(this, 'Webhooks', { table });
-    // The sweep of scheduler-target also wakes overdue webhook deliveries.
+    // The sweep of scheduler-target also wakes overdue webhook deliveries and finishes half-done deletes.
     this.reminders = new Reminders(this, 'Reminders', { table, deliveryQueue: this.webhooks });
     this.httpApi = new ServiceHttpApi(this, 'HttpApi', {
       table,

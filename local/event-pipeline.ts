@@ -30,6 +30,7 @@ function startSchedulerPoller(intervalMs = 1000): Poller {
     if (!stopping() && Date.now() - lastSweep >= SWEEP_INTERVAL_MS) {
       lastSweep = Date.now();
       await schedulerTarget({ kind: 'sweep-deliveries' });
+      await schedulerTarget({ kind: 'sweep-deletes' });
     }
   });
 }
@@ -47,7 +48,7 @@ export function startReminderPoller(intervalMs = 1000): Poller {
 }
 
 /** The handler and events the AWS schedules invoke, so local sweeps take the same path. */
-async function schedulerTarget(event: { kind: 'sweep-deliveries' | 'sweep-reminders' }): Promise<void> {
+async function schedulerTarget(event: { kind: 'sweep-deliveries' | 'sweep-reminders' | 'sweep-deletes' }): Promise<void> {
   const { handler } = await import('../functions/scheduler-target/handler');
   await handler(event, localLambdaContext('scheduler-target'));
 }

@@ -1,14 +1,12 @@
 import type { Operation } from '../../shared/http/operation';
 import { crudOperations } from '../../shared/resources/crud-operations';
 import { defineEntity, type StoredRecord } from '../../shared/resources/entity';
-import { batchWriteAll } from '../../shared/storage/paginated-requests';
-import type { TransactItem } from '../../shared/storage/transactions';
-import { contactLinkDeletes } from '../mortgage-files/file-contact.child';
+import { contactLinkDeletes, deleteContactLinks } from '../mortgage-files/contact-links';
 import { contactEntity } from './contact.entity';
 
 /** Deletes of file links that fit the contact's own transaction (DynamoDB: 100 items; the delete, its counter and the log take 3). */
 const LINK_DELETES_IN_TRANSACTION = 90;
-const leftOver = new WeakMap<StoredRecord, TransactItem[]>();
+const leftOver = new WeakSet<StoredRecord>();
 
 /**
  * The contact as its delete sees it: its file links (resources.md §4, §9.4) go in the same
@@ -18,13 +16,14 @@ const contactWithLinks = defineEntity({
   ...contactEntity,
   beforeDelete: async (record, context, batch) => {
     const deletes = await contactLinkDeletes(context.organizationId, record.id);
-    if (deletes.length > LINK_DELETES_IN_TRANSACTION) leftOver.set(record, deletes.slice(LINK_DELETES_IN_TRANSACTION));
+    if (deletes.length > LINK_DELETES_IN_TRANSACTION) leftOver.add(record);
     batch.addAll(deletes.slice(0, LINK_DELETES_IN_TRANSACTION));
   },
+  // The rest, read again: the sweep that finishes deletes does the same (scheduler-target).
   afterDelete: async (record) => {
-    const rest = leftOver.get(record) ?? [];
-    await batchWriteAll(rest.map((item) => ({ DeleteRequest: { Key: item.Delete!.Key as Record<string, unknown> } })));
+    if (leftOver.has(record)) await deleteContactLinks(record.organization_id, record.id);
   },
+  afterDeleteNeeded: (record) => leftOver.has(record),
 });
 
 /** Professional contacts (spec §4 Contacts, resources.md §4). */

@@ -25,6 +25,7 @@ const guardedCustomerEntity = defineEntity({
     }
   },
   afterDelete: (record) => tasksUnlinked.after(record),
+  afterDeleteNeeded: (record) => tasksUnlinked.pending(record),
 });
 
 /** Customers (spec §4, resources.md §3) and their mortgage files (resources.md §5 "Read", §11). */

@@ -11,6 +11,7 @@ import type { TransactItem } from '../../shared/storage/transactions';
 import { listValues } from '../../shared/lists/system-lists';
 import { emptyToNull, FREE_TEXT_MAX, listValue, text } from '../../shared/validation/fields';
 import { contactEntity, contactSchema } from '../contacts/contact.entity';
+import { contactLinksPartition, guardKey } from './contact-links';
 import { MORTGAGE_FILE_TYPE } from './file-rows';
 import { mortgageFileEntity } from './mortgage-file.entity';
 
@@ -26,7 +27,6 @@ import { mortgageFileEntity } from './mortgage-file.entity';
  * is gone nevertheless (a delete racing a link) is listed with `contact: null`, never an error.
  */
 export const FILE_CONTACT_TYPE = 'FILE_CONTACT';
-const GUARD_TYPE = 'FILE_CONTACT_GUARD';
 
 const dateTime = z.iso.datetime({ offset: true });
 
@@ -60,29 +60,6 @@ const updateFileContactSchema = z
   })
   .meta({ id: 'UpdateFileContactRequest' });
 
-const guardKey = (organizationId: string, fileId: string, contactId: string, role: string) =>
-  childRowKey(MORTGAGE_FILE_TYPE, organizationId, fileId, GUARD_TYPE, `${contactId}#${role}`);
-
-const contactLinksPartition = (organizationId: string, contactId: string) => `ORG#${organizationId}#CONTACT#${contactId}#FILE_LINKS`;
-
-/**
- * The deletes of every file link of a contact and their guards (for the contact's own delete,
- * resources.md §4): one Query of gsi2. Links to files deleted meanwhile are gone with their file.
- */
-export async function contactLinkDeletes(organizationId: string, contactId: string): Promise<TransactItem[]> {
-  const links = await queryAll({
-    TableName: getTableName(),
-    IndexName: 'gsi2',
-    KeyConditionExpression: 'gsi2pk = :pk',
-    ExpressionAttributeValues: { ':pk': contactLinksPartition(organizationId, contactId) },
-    ProjectionExpression: 'pk, sk, mortgage_file_id, #role',
-    ExpressionAttributeNames: { '#role': 'role' },
-  });
-  return links.flatMap((link) => [
-    { Delete: { TableName: getTableName(), Key: { pk: link.pk as string, sk: link.sk as string } } },
-    { Delete: { TableName: getTableName(), Key: guardKey(organizationId, link.mortgage_file_id as string, contactId, link.role as string) } },
-  ]);
-}
 
 const linkTaken = (existingLinkId: string) =>
   conflict('Contact already linked in this role', { details: 'This contact already has this role on the mortgage file', extra: { existing_link_id: existingLinkId } });

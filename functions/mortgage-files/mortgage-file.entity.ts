@@ -175,6 +175,8 @@ export const mortgageFileEntity = defineEntity({
   label: 'Mortgage file',
   path: '/mortgage-files',
   names: { singular: 'mortgageFile', plural: 'mortgageFiles' },
+  // Its children, timeline and status history are rows of its partition.
+  keepsRows: true,
   schemas: {
     create: createMortgageFileFields,
     update: updateMortgageFileSchema,

@@ -2,28 +2,33 @@ import * as z from 'zod';
 import { withLambdaContext } from '../../shared/lambda-handler';
 import { getLogger } from '../../shared/logger';
 import { fireReminder, reminderTargetSchema, sweepDueReminders } from '../../shared/reminders/fire-reminder';
+import { finishUnfinishedDeletes } from '../../shared/resources/finish-deletes';
 import { sweepOverdueDeliveries } from '../../shared/webhooks/delivery-sweeper';
+import { DELETE_FOLLOW_UPS } from './delete-follow-ups';
 
 /**
  * The function EventBridge Scheduler invokes (design.md "scheduler-target"):
  * - `{kind: "reminder", organization_id, mortgage_file_id, reminder_id, remind_at}`: one reminder's
  *   one-time schedule came due; fire that arming (nothing when it was moved, cancelled or deleted).
- * - `{kind: "sweep"}`: the `rate(5 minutes)` schedule; both sweeps below, one after the other.
+ * - `{kind: "sweep"}`: the `rate(5 minutes)` schedule; the three sweeps below.
  * - `{kind: "sweep-reminders"}`: fire every reminder the due index holds as overdue (a schedule that
  *   was never created). Locally the reminder poller sends this every second.
  * - `{kind: "sweep-deliveries"}`: wake every pending webhook delivery whose wake-up is overdue (a
  *   crash between the delivery's write and its SQS message or retry schedule). Locally the event
  *   pipeline's scheduler sends this every ten seconds.
+ * - `{kind: "sweep-deletes"}`: finish every record delete a stopped process left half-way (its
+ *   partition's rows, its tasks, its links: `finishUnfinishedDeletes`). Locally with the deliveries' sweep.
  */
 export const schedulerEventSchema = z.discriminatedUnion('kind', [
   reminderTargetSchema.extend({ kind: z.literal('reminder') }),
   z.object({ kind: z.literal('sweep') }),
   z.object({ kind: z.literal('sweep-reminders') }),
   z.object({ kind: z.literal('sweep-deliveries') }),
+  z.object({ kind: z.literal('sweep-deletes') }),
 ]);
 
-/** `fired`: reminders fired; `woken`: overdue deliveries put back on the queue (the sweeps that look for them). */
-export type SchedulerTargetResult = { kind: string; fired: number; woken?: number };
+/** `fired`: reminders fired; `woken`: overdue deliveries put back on the queue; `finished`: deletes finished (the sweeps that look for them). */
+export type SchedulerTargetResult = { kind: string; fired: number; woken?: number; finished?: number };
 
 async function sweepReminders(): Promise<number> {
   let fired = 0;
@@ -41,6 +46,12 @@ async function sweepDeliveries(): Promise<number> {
   const woken = await sweepOverdueDeliveries();
   if (woken > 0) getLogger().info('overdue webhook deliveries woken by the sweep', { woken });
   return woken;
+}
+
+async function sweepDeletes(): Promise<number> {
+  const finished = await finishUnfinishedDeletes(DELETE_FOLLOW_UPS);
+  if (finished > 0) getLogger().info('unfinished deletes finished by the sweep', { finished });
+  return finished;
 }
 
 async function handle(event: unknown): Promise<SchedulerTargetResult> {
@@ -61,12 +72,13 @@ async function handle(event: unknown): Promise<SchedulerTargetResult> {
       return { kind: 'sweep-reminders', fired: await sweepReminders() };
     case 'sweep-deliveries':
       return { kind: 'sweep-deliveries', fired: 0, woken: await sweepDeliveries() };
+    case 'sweep-deletes':
+      return { kind: 'sweep-deletes', fired: 0, finished: await sweepDeletes() };
     case 'sweep': {
-      // One sweep failing must not keep the other from running; the invocation still fails after both.
-      const [reminders, deliveries] = await Promise.allSettled([sweepReminders(), sweepDeliveries()]);
-      if (reminders.status === 'rejected') throw reminders.reason;
-      if (deliveries.status === 'rejected') throw deliveries.reason;
-      return { kind: 'sweep', fired: reminders.value, woken: deliveries.value };
+      // One sweep failing must not keep the others from running; the invocation still fails after all.
+      const [reminders, deliveries, deletes] = await Promise.allSettled([sweepReminders(), sweepDeliveries(), sweepDeletes()]);
+      for (const outcome of [reminders, deliveries, deletes]) if (outcome.status === 'rejected') throw outcome.reason;
+      return { kind: 'sweep', fired: (reminders as PromiseFulfilledResult<number>).value, woken: (deliveries as PromiseFulfilledResult<number>).value, finished: (deletes as PromiseFulfilledResult<number>).value };
     }
   }
 }

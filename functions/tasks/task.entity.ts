@@ -259,12 +259,18 @@ export function unlinkTasksOnDelete(field: LinkField) {
       await Promise.all(tasks.map((task) => planUpdate(taskEntity, serviceContext(record.organization_id), task, { [field]: null }, batch)));
       if (linked.length > now.length) leftOver.add(record);
     },
+    /** Whether `after` has tasks left to clear (more than fit the transaction). */
+    pending: (record: DeletedRecord): boolean => leftOver.has(record),
     async after(record: DeletedRecord): Promise<void> {
-      if (!leftOver.has(record)) return;
-      const linked = await findRecordIds(taskEntity, record.organization_id, { [field]: record.id });
-      await clearLink(record.organization_id, linked.map((task) => task.id), field);
+      if (leftOver.has(record)) await unlinkAllTasks(field, record.organization_id, record.id);
     },
   };
+}
+
+/** Clears `field` of every task that still names the deleted record (the sweep that finishes deletes does this too). */
+export async function unlinkAllTasks(field: LinkField, organizationId: string, id: string): Promise<void> {
+  const linked = await findRecordIds(taskEntity, organizationId, { [field]: id });
+  await clearLink(organizationId, linked.map((task) => task.id), field);
 }
 
 /** Active users among the ids, in the order given, each once. */
@@ -376,6 +382,7 @@ export const taskEntity = defineEntity({
   // Its children stay, with parent_task_id null (resources.md §8).
   beforeDelete: (record, _context, batch) => childrenUnlinked.plan(record, batch),
   afterDelete: (record) => childrenUnlinked.after(record),
+  afterDeleteNeeded: (record) => childrenUnlinked.pending(record),
 });
 
 const childrenUnlinked = unlinkTasksOnDelete('parent_task_id');

@@ -121,10 +121,7 @@ export function defineChild(definition: ChildDefinition): ChildDefinition {
 const parentPartition = (child: ChildDefinition, organizationId: string, parentId: string) => entityKeys.record(child.parent.type, organizationId, parentId).pk;
 
 /** The key of a row of type `type` in a parent's partition: `<TYPE>#<id>` (ids are time-ordered). */
-export const childRowKey = (parentType: string, organizationId: string, parentId: string, type: string, id: string): ItemKey => ({
-  pk: entityKeys.record(parentType, organizationId, parentId).pk,
-  sk: `${type}#${id}`,
-});
+export const childRowKey = entityKeys.childRow;
 
 /** A child's key: the parent's partition, `<TYPE>#<id>`. */
 export const childKey = (child: ChildDefinition, organizationId: string, parentId: string, id: string): ItemKey =>

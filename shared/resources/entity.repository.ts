@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { noUpdatableFields, recordNotFound } from '../http/errors';
 import { buildSearchText, parsePaging, sanitizeSearchTerm } from '../http/list-query';
 import { assertPrecondition, preconditionFailed, storedVersion, versionCondition, versionOf, withVersion } from '../http/record-version';
@@ -286,31 +286,53 @@ export async function listRecordRows(entity: EntityDefinition, organizationId: s
   return rows.map((row) => Object.fromEntries(fields.map((field) => [field, row[field] ?? null])));
 }
 
-/** The rows kept in the record's own partition (its history, timeline, children), removed after it. */
-async function deleteItemCollection(entity: EntityDefinition, organizationId: string, id: string): Promise<void> {
+/**
+ * What follows a record's delete, after its transaction: the entity's own `followUp` (its tasks,
+ * its links elsewhere), then, with `rows`, the rows of the record's own partition (children,
+ * history, timeline), and the `deleting` marker last, so an unfinished follow-up stays findable
+ * (`finishUnfinishedDeletes`). Every step is idempotent: the sweep runs it again, with `rows`,
+ * for a process that stopped half-way.
+ */
+export async function completeDelete(type: string, organizationId: string, id: string, options: { rows: boolean; followUp?: () => Promise<void> }): Promise<void> {
+  await options.followUp?.();
+  const marker = entityKeys.deleting(type, organizationId, id, '');
+  if (!options.rows) {
+    await getDocumentClient().send(new DeleteCommand({ TableName: getTableName(), Key: { pk: marker.pk, sk: marker.sk } }));
+    return;
+  }
   const rows = await queryAll({
     TableName: getTableName(),
     KeyConditionExpression: 'pk = :pk',
-    ExpressionAttributeValues: { ':pk': entityKeys.record(entity.type, organizationId, id).pk },
+    ExpressionAttributeValues: { ':pk': marker.pk },
     ProjectionExpression: 'pk, sk',
     // Strongly consistent: a child written just before the record's delete is in the partition and goes too.
     ConsistentRead: true,
   });
-  await batchWriteAll(rows.map((row) => ({ DeleteRequest: { Key: itemKeyOf(row) } })));
+  const isMarker = (row: Record<string, unknown>) => row.sk === marker.sk;
+  // Written in order, 25 at a time: the marker goes in the last request, after every other row.
+  const ordered = [...rows.filter((row) => !isMarker(row)), ...rows.filter(isMarker)];
+  await batchWriteAll(ordered.map((row) => ({ DeleteRequest: { Key: itemKeyOf(row) } })));
 }
 
-/** DELETE: the record, its counter, its unique guards, the entity's own items; conditional on the version read. */
+/**
+ * DELETE: the record, its counter, its unique guards, the entity's own items; conditional on the
+ * version read. When something follows it (rows of its partition, `afterDelete` work), a
+ * `deleting` marker is put in the same transaction and removed once that is done.
+ */
 export async function deleteRecord(entity: EntityDefinition, context: WriteContext, id: string): Promise<StoredRecord> {
+  let followsUp = false;
   const current = await retryOnVersionConflict(async () => {
     const current = await requireRecord(entity, context.organizationId, id, true);
     const seenVersion = versionOf(current) ?? 0;
     assertPrecondition(context.ifMatch, current, seenVersion);
     const batch = new WriteBatch();
     await entity.beforeDelete?.(current, context, batch);
+    followsUp = entity.keepsRows === true || (entity.afterDelete !== undefined && (entity.afterDeleteNeeded?.(current) ?? true));
     const { onConditionFailed, ...condition } = versionedWrite(context, seenVersion);
     batch
       .add({ Delete: { TableName: getTableName(), Key: entityKeys.record(entity.type, context.organizationId, id), ...condition } }, onConditionFailed)
       .add(counterUpdate(entity, context.organizationId, -1));
+    if (followsUp) batch.add({ Put: { TableName: getTableName(), Item: entityKeys.deleting(entity.type, context.organizationId, id, nowIso()) } });
     for (const { field } of entity.unique ?? []) {
       const value = uniqueValue(current[field]);
       if (value) batch.add(uniqueGuardDelete(entity, context.organizationId, field, value));
@@ -319,8 +341,10 @@ export async function deleteRecord(entity: EntityDefinition, context: WriteConte
     await batch.commit();
     return current;
   });
-  await deleteItemCollection(entity, context.organizationId, id);
-  await entity.afterDelete?.(current, context);
+  if (followsUp) {
+    const { afterDelete } = entity;
+    await completeDelete(entity.type, context.organizationId, id, { rows: entity.keepsRows === true, followUp: afterDelete && (() => afterDelete(current, context)) });
+  }
   return current;
 }
 

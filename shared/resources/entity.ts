@@ -70,6 +70,10 @@ export interface EntityDefinition {
   beforeDelete?(record: StoredRecord, context: WriteContext, batch: WriteBatch): Promise<void>;
   /** Writes that follow a committed delete: records elsewhere that name the deleted one (unlinked, or deleted with it). */
   afterDelete?(record: StoredRecord, context: WriteContext): Promise<void>;
+  /** Whether `afterDelete` has work left for this record, known once `beforeDelete` has run (default: it has). */
+  afterDeleteNeeded?(record: StoredRecord): boolean;
+  /** Its records keep rows in their own partition (children, history, timeline), removed after the record's delete. */
+  keepsRows?: boolean;
 }
 
 export function defineEntity(definition: EntityDefinition): EntityDefinition {

@@ -223,9 +223,35 @@ export const webhookKeys = {
 };
 
 // ---- Resources declared on the shared machinery (shared/resources): customers, contacts, ... ----
+/** Deletes whose follow-up may be unfinished are spread over this many gsi4 partitions (see `entityKeys.deleting`). */
+export const DELETING_SHARDS = 4;
+
 export const entityKeys = {
   /** One record: its own partition, so its children can join its item collection later. */
   record: (type: string, organizationId: string, id: string): ItemKey => ({ pk: `ORG#${organizationId}#${type}#${id}`, sk: type }),
+  /**
+   * A record's delete under way: a row of the record's own partition, put in the delete's
+   * transaction and removed last, once everything that goes with the record is gone. While it
+   * exists it is in gsi4 (sharded, by the time of the delete), where the sweep finds the deletes
+   * whose follow-up a stopped process never finished.
+   */
+  deleting: (type: string, organizationId: string, id: string, at: string) => ({
+    pk: `ORG#${organizationId}#${type}#${id}`,
+    sk: 'DELETING',
+    gsi4pk: entityKeys.deletingShard(shardOf(id, DELETING_SHARDS)),
+    gsi4sk: sortable(at, id),
+  }),
+  deletingShard: (shard: number) => `DELETING#${shard}`,
+  /** A child of a record (a file's note, borrower, guard...): a row of the parent's partition, `<TYPE>#<id>`. */
+  childRow: (parentType: string, organizationId: string, parentId: string, type: string, id: string): ItemKey => ({
+    pk: entityKeys.record(parentType, organizationId, parentId).pk,
+    sk: `${type}#${id}`,
+  }),
+  /** The type, organization and id of a record from its partition key (`record(...).pk`). */
+  recordOfPartition: (pk: string): { type: string; organizationId: string; id: string } | undefined => {
+    const match = /^ORG#([^#]+)#([^#]+)#([^#]+)$/.exec(pk);
+    return match ? { organizationId: match[1], type: match[2], id: match[3] } : undefined;
+  },
   /** gsi1 (newest first) and gsi6 (search and filters) partition of the organization's records of a type. */
   collection: (type: string, organizationId: string) => `ORG#${organizationId}#${type}S`,
   counters: (type: string, organizationId: string): ItemKey => ({ pk: `ORG#${organizationId}`, sk: `COUNTERS#${type}` }),

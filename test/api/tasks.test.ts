@@ -1,5 +1,15 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DELETE_FOLLOW_UPS } from '../../functions/scheduler-target/delete-follow-ups';
+import { handler as schedulerTarget } from '../../functions/scheduler-target/handler';
+import { MORTGAGE_FILE_TYPE } from '../../functions/mortgage-files/file-rows';
+import { localLambdaContext } from '../../local/lambda-context';
+import { finishUnfinishedDeletes } from '../../shared/resources/finish-deletes';
+import { getDocumentClient, getTableName } from '../../shared/storage/dynamo-client';
+import { entityKeys } from '../../shared/storage/keys';
 import { createRecord } from '../../shared/resources/entity.repository';
 import { taskEntity } from '../../functions/tasks/task.entity';
+import { contactEntity } from '../../functions/contacts/contact.entity';
+import { customerEntity } from '../../functions/customers/customer.entity';
 import { failingOneCall, useTestRuntime, type TestRuntime } from '../support/test-runtime';
 
 /**
@@ -444,18 +454,55 @@ describe('resources.md §8 deletes', () => {
     expect(all.data.every((task: Body) => task.customer_id === null)).toBe(true);
   });
 
+  test('a file delete stopped right after its transaction is finished by the sweep: its tasks, its rows and its marker go', async () => {
+    const tenant = await runtime.organization();
+    const file = await createFile(tenant);
+    await call(tenant, 'POST', `/mortgage-files/${file.id}/notes`, { content: 'Bank meeting on Sunday' }, 201);
+    const fileTask = await createTask(tenant, { title: 'Collect payslips', mortgage_file_id: file.id });
+    const child = await createTask(tenant, { title: 'Scan them', parent_task_id: fileTask.id });
+    const partition = async () =>
+      (await getDocumentClient().send(new QueryCommand({ TableName: getTableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': entityKeys.record(MORTGAGE_FILE_TYPE, tenant.organizationId, file.id).pk }, ConsistentRead: true }))).Items ?? [];
+    expect((await partition()).length).toBeGreaterThan(1);
+
+    // The first call after the transaction (the read of the organization's tasks) fails.
+    await failingOneCall(['gsi6', `ORG#${tenant.organizationId}#TASKS`], async (fired) => {
+      expect((await call(tenant, 'DELETE', `/mortgage-files/${file.id}`)).status).toBe(500);
+      expect(fired()).toBe(true);
+    });
+    await call(tenant, 'GET', `/mortgage-files/${file.id}`, undefined, 404);
+    // Half-way: the file's task and rows are still there, and the marker says so.
+    await call(tenant, 'GET', `/tasks/${fileTask.id}`, undefined, 200);
+    const left = await partition();
+    expect(left.map((item) => item.sk)).toContain('DELETING');
+    expect(left.every((item) => item.sk !== MORTGAGE_FILE_TYPE)).toBe(true);
+
+    // Within the grace period the sweep leaves it (the request itself may still be finishing it).
+    expect(await schedulerTarget({ kind: 'sweep-deletes' }, localLambdaContext('scheduler-target'))).toEqual({ kind: 'sweep-deletes', fired: 0, finished: 0 });
+    expect(await finishUnfinishedDeletes(DELETE_FOLLOW_UPS, 0)).toBe(1);
+    await call(tenant, 'GET', `/tasks/${fileTask.id}`, undefined, 404);
+    expect((await call(tenant, 'GET', `/tasks/${child.id}`, undefined, 200)).body.parent_task_id).toBeNull();
+    expect(await partition()).toEqual([]);
+    expect((await call(tenant, 'GET', '/tasks', undefined, 200)).body.count).toBe(1);
+    // Finished once: the marker is gone.
+    expect(await finishUnfinishedDeletes(DELETE_FOLLOW_UPS, 0)).toBe(0);
+    // The sweep knows the follow-up of every entity whose delete has one.
+    expect(Object.keys(DELETE_FOLLOW_UPS).sort()).toEqual([contactEntity.type, customerEntity.type, MORTGAGE_FILE_TYPE, taskEntity.type].sort());
+  });
+
   test('the links are cleared in the delete\'s own transaction: when the request fails right after it, no task points at the deleted lead, customer or parent', async () => {
     const tenant = await runtime.organization();
     const lead = (await call(tenant, 'POST', '/leads', { first_name: 'Noa' }, 201)).body;
     const customer = (await call(tenant, 'POST', '/customers', { entity_name: 'Acme' }, 201)).body;
     const parent = await createTask(tenant, { title: 'Parent' });
     const linked = await createTask(tenant, { title: 'Linked', lead_id: lead.id, customer_id: customer.id, parent_task_id: parent.id });
-    // The first Query of the deleted record's own partition (its rows, removed after the record) fails.
-    for (const [path, key] of [[`/leads/${lead.id}`, `LEAD#${lead.id}`], [`/customers/${customer.id}`, `CUSTOMER#${customer.id}`], [`/tasks/${parent.id}`, `TASK#${parent.id}`]]) {
-      await failingOneCall(['KeyConditionExpression', key], async (fired) => {
-        expect((await call(tenant, 'DELETE', path)).status).toBe(500);
-        expect(fired()).toBe(true);
-      });
+    // The lead's delete: the first Query of its own partition (its rows, removed after it) fails.
+    await failingOneCall(['KeyConditionExpression', `LEAD#${lead.id}`], async (fired) => {
+      expect((await call(tenant, 'DELETE', `/leads/${lead.id}`)).status).toBe(500);
+      expect(fired()).toBe(true);
+    });
+    // A customer or task keeps no rows, and its one linked task fits the transaction: nothing follows the transaction.
+    for (const path of [`/leads/${lead.id}`, `/customers/${customer.id}`, `/tasks/${parent.id}`]) {
+      if (!path.startsWith('/leads/')) await call(tenant, 'DELETE', path, undefined, 200);
       await call(tenant, 'GET', path, undefined, 404);
     }
     expect((await call(tenant, 'GET', `/tasks/${linked.id}`, undefined, 200)).body).toMatchObject({ lead_id: null, customer_id: null, parent_task_id: null, lead: null, customer: null });

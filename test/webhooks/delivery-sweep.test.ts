@@ -75,8 +75,8 @@ test('issue 12: the sweep wakes every pending delivery whose wake-up is overdue 
     { organization_id: tenant.organizationId, endpoint_id: endpointId, delivery_id: lost.id, attempt: 0 },
   ]);
 
-  // The AWS rate schedule's input sweeps reminders and deliveries alike.
-  expect(await invoke('sweep')).toEqual({ kind: 'sweep', fired: 0, woken: 1 });
+  // The AWS rate schedule's input sweeps reminders, deliveries and unfinished deletes alike.
+  expect(await invoke('sweep')).toEqual({ kind: 'sweep', fired: 0, woken: 1, finished: 0 });
   const again = await drain();
   expect(again).toHaveLength(1);
 
@@ -101,7 +101,7 @@ test('issue 12: the sweep wakes every pending delivery whose wake-up is overdue 
   expect((await getDelivery(tenant.organizationId, lost.id))?.status).toBe('delivered');
 
   // Delivered: the next sweep finds nothing; the other two are untouched.
-  expect(await invoke('sweep')).toEqual({ kind: 'sweep', fired: 0, woken: 0 });
+  expect(await invoke('sweep')).toEqual({ kind: 'sweep', fired: 0, woken: 0, finished: 0 });
   expect(await drain()).toEqual([]);
   expect((await getDelivery(tenant.organizationId, recent.id))?.status).toBe('pending');
   expect((await getDelivery(tenant.organizationId, later.id))?.attempts).toBe(0);

@@ -1,0 +1,50 @@
+import { getLogger } from '../logger';
+import { getTableName } from '../storage/dynamo-client';
+import { DELETING_SHARDS, entityKeys } from '../storage/keys';
+import { queryAll } from '../storage/paginated-requests';
+import { completeDelete } from './entity.repository';
+
+/** An entity's follow-up after its record's delete, given only the record's organization and id. */
+export type DeleteFollowUp = (organizationId: string, id: string) => Promise<void>;
+
+/** A delete still marked this long after it was committed is taken as stopped half-way. */
+export const UNFINISHED_DELETE_GRACE_MS = 60_000;
+
+/**
+ * A record's delete commits the record's removal and a `deleting` marker in one transaction; what
+ * follows (the rows of its partition, its tasks, its links elsewhere) runs right after it and
+ * removes the marker last. A process stopped in between leaves the marker, in gsi4 by the time of
+ * the delete: this sweep finishes every such delete older than `graceMs`, with the same
+ * idempotent steps (`completeDelete`) and the entity's `followUps` entry. Returns how many it
+ * finished; one that fails stays marked for the next sweep.
+ */
+export async function finishUnfinishedDeletes(followUps: Record<string, DeleteFollowUp>, graceMs = UNFINISHED_DELETE_GRACE_MS, now = Date.now()): Promise<number> {
+  // '$' sorts after the '#' separator of `<time>#<id>`.
+  const bound = `${new Date(now - graceMs).toISOString()}$`;
+  const markers = (
+    await Promise.all(
+      Array.from({ length: DELETING_SHARDS }, (_, shard) =>
+        queryAll({
+          TableName: getTableName(),
+          IndexName: 'gsi4',
+          KeyConditionExpression: 'gsi4pk = :pk AND gsi4sk < :bound',
+          ExpressionAttributeValues: { ':pk': entityKeys.deletingShard(shard), ':bound': bound },
+          ProjectionExpression: 'pk',
+        }),
+      ),
+    )
+  ).flat();
+  let finished = 0;
+  for (const marker of markers) {
+    const record = entityKeys.recordOfPartition(marker.pk as string);
+    if (!record) continue;
+    const followUp = followUps[record.type];
+    try {
+      await completeDelete(record.type, record.organizationId, record.id, { rows: true, followUp: followUp && (() => followUp(record.organizationId, record.id)) });
+      finished += 1;
+    } catch (error) {
+      getLogger().warn('unfinished delete not finished; the next sweep tries again', { type: record.type, errorName: (error as Error)?.name });
+    }
+  }
+  return finished;
+}
