@@ -1,14 +1,19 @@
 import { recordNotFound } from '../../shared/http/errors';
 import { assertPrecondition, preconditionFailed, versionCondition, versionOf } from '../../shared/http/record-version';
 import { getTableName } from '../../shared/storage/dynamo-client';
-import { keys } from '../../shared/storage/keys';
+import { entityKeys, keys } from '../../shared/storage/keys';
+import { nowIso } from '../../shared/ids';
+import { completeDelete } from '../../shared/resources/entity.repository';
 import { TransactionConditionFailed, transactWrite, type TransactItem } from '../../shared/storage/transactions';
 import type { WriteContext } from '../../shared/write-context';
 import { WriteBatch } from '../../shared/resources/write-batch';
 import { unlinkTasksOnDelete } from '../tasks/task.entity';
 import { counterUpdate } from './create-lead';
 import { changedContactMarkers } from './lead-contact-markers';
-import { deleteItems, getLead, leadCollectionRowKeys, statusCounter, TOTAL_COUNTER } from './lead.repository';
+import { getLead, statusCounter, TOTAL_COUNTER } from './lead.repository';
+
+/** The storage type of a lead: its partition is `entityKeys.record(LEAD_TYPE, ...)` (keys.lead). */
+export const LEAD_TYPE = 'LEAD';
 
 /** Its tasks stay, with lead_id null (resources.md §8), cleared in the delete's transaction. */
 const tasksUnlinked = unlinkTasksOnDelete('lead_id');
@@ -37,6 +42,8 @@ export async function deleteLead(context: WriteContext, leadId: string): Promise
   const tasks = new WriteBatch();
   await tasksUnlinked.plan(lead, tasks);
   items.push(...tasks.items);
+  // Its history rows (and tasks beyond the transaction) follow it: marked, so a stop in between is finished by the sweep.
+  items.push({ Put: { TableName: getTableName(), Item: entityKeys.deleting(LEAD_TYPE, context.organizationId, leadId, nowIso()) } });
   if (context.audit) items.push(context.audit.entry(leadId, 200));
   try {
     await transactWrite(items);
@@ -50,6 +57,5 @@ export async function deleteLead(context: WriteContext, leadId: string): Promise
     }
     throw error;
   }
-  await deleteItems(await leadCollectionRowKeys(context.organizationId, leadId));
-  await tasksUnlinked.after(lead);
+  await completeDelete(LEAD_TYPE, context.organizationId, leadId, { rows: true, followUp: () => tasksUnlinked.after(lead) });
 }

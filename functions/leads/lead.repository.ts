@@ -2,7 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { organizationFromItem, type Organization } from '../../shared/organizations/organization.repository';
 import { getDocumentClient, getTableName } from '../../shared/storage/dynamo-client';
 import { keys, type ItemKey } from '../../shared/storage/keys';
-import { batchGetAll, batchWriteAll, itemKeyOf, itemWithKey, queryAll, queryOffsetPage } from '../../shared/storage/paginated-requests';
+import { batchGetAll, itemKeyOf, itemWithKey, queryAll, queryOffsetPage } from '../../shared/storage/paginated-requests';
 import { buildSearchText } from '../../shared/http/list-query';
 import { normalizeEmail, normalizePhone } from '../../shared/contact-normalization';
 import { storedVersion, withVersion } from '../../shared/http/record-version';
@@ -146,17 +146,3 @@ export async function getLeadsByKeys(itemKeys: ItemKey[]): Promise<Lead[]> {
   return itemKeys.flatMap((key) => byKey.get(`${key.pk}|${key.sk}`) ?? []);
 }
 
-/** Keys of the rows kept in the lead's own item collection (status history, timeline). */
-export async function leadCollectionRowKeys(organizationId: string, leadId: string): Promise<ItemKey[]> {
-  const rows = await queryAll({
-    TableName: getTableName(),
-    KeyConditionExpression: 'pk = :pk',
-    ExpressionAttributeValues: { ':pk': keys.lead(organizationId, leadId).pk },
-    ProjectionExpression: 'pk, sk',
-  });
-  return rows.filter((item) => item.sk !== 'LEAD').map(itemKeyOf);
-}
-
-export async function deleteItems(itemKeys: ItemKey[]): Promise<void> {
-  await batchWriteAll(itemKeys.map((Key) => ({ DeleteRequest: { Key } })));
-}

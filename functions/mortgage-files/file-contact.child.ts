@@ -1,18 +1,16 @@
 import * as z from 'zod';
 import { conflict, validationFailed } from '../../shared/http/errors';
-import { childOperations, childRowKey, defineChild, sentFields } from '../../shared/resources/child-collection';
+import { childOperations, defineChild, sentFields } from '../../shared/resources/child-collection';
 import type { StoredRecord } from '../../shared/resources/entity';
 import { getRecords, recordFromItem, sameValue } from '../../shared/resources/entity.repository';
 import { VersionConflict, type WriteBatch } from '../../shared/resources/write-batch';
 import { getTableName } from '../../shared/storage/dynamo-client';
 import { entityKeys } from '../../shared/storage/keys';
-import { batchGetAll, itemWithKey, queryAll } from '../../shared/storage/paginated-requests';
-import type { TransactItem } from '../../shared/storage/transactions';
+import { batchGetAll, itemWithKey } from '../../shared/storage/paginated-requests';
 import { listValues } from '../../shared/lists/system-lists';
 import { emptyToNull, FREE_TEXT_MAX, listValue, text } from '../../shared/validation/fields';
 import { contactEntity, contactSchema } from '../contacts/contact.entity';
 import { contactLinksPartition, guardKey } from './contact-links';
-import { MORTGAGE_FILE_TYPE } from './file-rows';
 import { mortgageFileEntity } from './mortgage-file.entity';
 
 /**

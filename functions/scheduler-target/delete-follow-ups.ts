@@ -9,7 +9,8 @@ import { TASK_TYPE, unlinkAllTasks } from '../tasks/task.entity';
  * stopped process left half-way (`finishUnfinishedDeletes`). The same functions are the entities'
  * own `afterDelete` (which skips what the delete's transaction already did):
  * - a mortgage file: its tasks go (resources.md §8);
- * - a customer, a task: tasks naming it keep existing with `customer_id` / `parent_task_id` null;
+ * - a lead, a customer, a task: tasks naming it keep existing with `lead_id` / `customer_id` /
+ *   `parent_task_id` null;
  * - a contact: its links to files go (resources.md §4).
  * A type not listed has nothing beyond the rows of its own partition.
  */
@@ -18,4 +19,5 @@ export const DELETE_FOLLOW_UPS: Record<string, DeleteFollowUp> = {
   CUSTOMER: (organizationId, id) => unlinkAllTasks('customer_id', organizationId, id),
   [TASK_TYPE]: (organizationId, id) => unlinkAllTasks('parent_task_id', organizationId, id),
   CONTACT: deleteContactLinks,
+  LEAD: (organizationId, id) => unlinkAllTasks('lead_id', organizationId, id),
 };

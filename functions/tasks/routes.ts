@@ -1,6 +1,6 @@
 import { badRequest, noUpdatableFields, recordNotFound } from '../../shared/http/errors';
 import type { Operation } from '../../shared/http/operation';
-import { listQuerySchema, resourceOperations, type CrudResource } from '../../shared/resources/crud-operations';
+import { listQuerySchema, resourceOperations } from '../../shared/resources/crud-operations';
 import { defineEntity, type EntityDefinition, type StoredRecord } from '../../shared/resources/entity';
 import { createRecord, deleteRecord, getRecord, listRecords, requireRecord, updateRecord } from '../../shared/resources/entity.repository';
 import { retryOnVersionConflict } from '../../shared/resources/write-batch';

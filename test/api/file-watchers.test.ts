@@ -1,7 +1,7 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { getDocumentClient } from '../../shared/storage/dynamo-client';
 import { keys } from '../../shared/storage/keys';
-import { fileFixtures, MISSING_ID, type Tenant } from '../support/file-fixtures';
+import { fileFixtures, MISSING_ID } from '../support/file-fixtures';
 import { useTestRuntime } from '../support/test-runtime';
 
 /**

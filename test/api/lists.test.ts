@@ -1,4 +1,4 @@
-import { useTestRuntime, type TestRuntime } from '../support/test-runtime';
+import { useTestRuntime } from '../support/test-runtime';
 
 /**
  * System lists (resources.md §2, spec §4 "System lists", §5 permissions, §11): `GET /lists` and

@@ -1,4 +1,4 @@
-import { useTestRuntime, type TestRuntime } from '../support/test-runtime';
+import { useTestRuntime } from '../support/test-runtime';
 
 const runtime = useTestRuntime();
 

@@ -2,10 +2,11 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { DELETE_FOLLOW_UPS } from '../../functions/scheduler-target/delete-follow-ups';
 import { handler as schedulerTarget } from '../../functions/scheduler-target/handler';
 import { MORTGAGE_FILE_TYPE } from '../../functions/mortgage-files/file-rows';
+import { LEAD_TYPE } from '../../functions/leads/delete-lead';
 import { localLambdaContext } from '../../local/lambda-context';
 import { finishUnfinishedDeletes } from '../../shared/resources/finish-deletes';
 import { getDocumentClient, getTableName } from '../../shared/storage/dynamo-client';
-import { entityKeys } from '../../shared/storage/keys';
+import { entityKeys, keys } from '../../shared/storage/keys';
 import { createRecord } from '../../shared/resources/entity.repository';
 import { taskEntity } from '../../functions/tasks/task.entity';
 import { contactEntity } from '../../functions/contacts/contact.entity';
@@ -486,7 +487,7 @@ describe('resources.md §8 deletes', () => {
     // Finished once: the marker is gone.
     expect(await finishUnfinishedDeletes(DELETE_FOLLOW_UPS, 0)).toBe(0);
     // The sweep knows the follow-up of every entity whose delete has one.
-    expect(Object.keys(DELETE_FOLLOW_UPS).sort()).toEqual([contactEntity.type, customerEntity.type, MORTGAGE_FILE_TYPE, taskEntity.type].sort());
+    expect(Object.keys(DELETE_FOLLOW_UPS).sort()).toEqual([contactEntity.type, customerEntity.type, LEAD_TYPE, MORTGAGE_FILE_TYPE, taskEntity.type].sort());
   });
 
   test('the links are cleared in the delete\'s own transaction: when the request fails right after it, no task points at the deleted lead, customer or parent', async () => {
@@ -500,6 +501,12 @@ describe('resources.md §8 deletes', () => {
       expect((await call(tenant, 'DELETE', `/leads/${lead.id}`)).status).toBe(500);
       expect(fired()).toBe(true);
     });
+    // The lead's history rows are left, with the marker: the sweep finishes the delete.
+    const leadPartition = async () =>
+      (await getDocumentClient().send(new QueryCommand({ TableName: getTableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': keys.lead(tenant.organizationId, lead.id).pk }, ConsistentRead: true }))).Items ?? [];
+    expect((await leadPartition()).map((item) => item.sk)).toContain('DELETING');
+    expect(await finishUnfinishedDeletes(DELETE_FOLLOW_UPS, 0)).toBe(1);
+    expect(await leadPartition()).toEqual([]);
     // A customer or task keeps no rows, and its one linked task fits the transaction: nothing follows the transaction.
     for (const path of [`/leads/${lead.id}`, `/customers/${customer.id}`, `/tasks/${parent.id}`]) {
       if (!path.startsWith('/leads/')) await call(tenant, 'DELETE', path, undefined, 200);

@@ -1,5 +1,5 @@
 import { runCli } from '../../admin/cli';
-import { useTestRuntime, type TestRuntime } from '../support/test-runtime';
+import { useTestRuntime } from '../support/test-runtime';
 
 const runtime = useTestRuntime();
 
