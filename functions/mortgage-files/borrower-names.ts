@@ -1,8 +1,9 @@
 import { buildSearchText } from '../../shared/http/list-query';
 import type { StoredRecord } from '../../shared/resources/entity';
 import { searchTextOf } from '../../shared/resources/entity.repository';
-import { VersionConflict, type WriteBatch } from '../../shared/resources/write-batch';
-import { getTableName } from '../../shared/storage/dynamo-client';
+import { retryOnVersionConflict, VersionConflict, WriteBatch } from '../../shared/resources/write-batch';
+import { getDocumentClient, getTableName } from '../../shared/storage/dynamo-client';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { entityKeys } from '../../shared/storage/keys';
 import { queryAll } from '../../shared/storage/paginated-requests';
 import { MORTGAGE_FILE_TYPE } from './file-rows';
@@ -20,10 +21,14 @@ export const FILE_SEARCH_FIELDS = ['file_number', 'property_city', 'property_add
 export const BORROWER_TYPE = 'BORROWER';
 
 /**
- * One customer write refreshes at most this many files (two items each), so that with a borrower
- * write's own items (its requirements among them) it stays within one transaction's 100.
+ * One customer write refreshes at most this many files (two items each) in its own transaction, so
+ * that with a borrower write's own items (its requirements among them) it stays within one
+ * transaction's 100; the files beyond follow in transactions of their own once it has committed.
  */
 const MAX_FILES_PER_RENAME = 25;
+
+/** Storage type of the customer (its entity imports this module). */
+const CUSTOMER_TYPE = 'CUSTOMER';
 
 export const customerNames = (customer: Record<string, unknown>) =>
   [customer.first_name, customer.last_name, customer.entity_name, customer.nickname].filter((value) => typeof value === 'string').join(' ');
@@ -33,7 +38,8 @@ export const borrowerNamesText = (names: Array<unknown>) => buildSearchText(name
 /**
  * Adds to `batch` the rewrite of the customer's names on its borrower links and on those files'
  * search text, conditional on each file's version (a concurrent write of the file makes the
- * caller read again). `exceptFileId`: the file a borrower write is changing itself.
+ * caller read again). `exceptFileId`: the file a borrower write is changing itself. Files beyond
+ * what one transaction holds are refreshed after `batch` commits (`refreshNamesOnFiles`).
  */
 export async function planBorrowerNamesRefresh(
   organizationId: string,
@@ -41,14 +47,41 @@ export async function planBorrowerNamesRefresh(
   batch: WriteBatch,
   exceptFileId?: string,
 ): Promise<void> {
-  const names = customerNames(customer);
+  const more = await planNamesOnFiles(organizationId, customer.id, customerNames(customer), batch, exceptFileId);
+  if (more) batch.afterCommit(() => refreshNamesOnFiles(organizationId, customer.id));
+}
+
+/**
+ * The rest of a rename, in transactions of up to MAX_FILES_PER_RENAME files: each reads the
+ * customer's names as they are now (a later rename's refresh may already be running) and writes
+ * only the links whose names differ, conditional on the customer's and the files' versions, so
+ * two renames in a row end with the last one's names everywhere.
+ */
+export async function refreshNamesOnFiles(organizationId: string, customerId: string): Promise<void> {
+  const key = entityKeys.record(CUSTOMER_TYPE, organizationId, customerId);
+  for (let more = true; more; ) {
+    more = await retryOnVersionConflict(async () => {
+      const { Item: customer } = await getDocumentClient().send(new GetCommand({ TableName: getTableName(), Key: key, ConsistentRead: true }));
+      if (!customer) return false;
+      const batch = new WriteBatch();
+      const left = await planNamesOnFiles(organizationId, customerId, customerNames(customer), batch);
+      if (batch.items.length === 0) return false;
+      batch.requireVersion(key, typeof customer.version === 'number' ? customer.version : 0, () => new VersionConflict());
+      await batch.commit();
+      return left;
+    }, 5);
+  }
+}
+
+/** Plans the names on up to MAX_FILES_PER_RENAME files whose links still differ; true when more files differ. */
+async function planNamesOnFiles(organizationId: string, customerId: string, names: string, batch: WriteBatch, exceptFileId?: string): Promise<boolean> {
   // Files whose customer or one of whose borrowers is this customer (the file list's `customer_id` filter).
   const files = await queryAll({
     TableName: getTableName(),
     IndexName: 'gsi6',
     KeyConditionExpression: 'gsi6pk = :pk',
     FilterExpression: 'contains(list_filters.customer_id, :customer)',
-    ExpressionAttributeValues: { ':pk': entityKeys.collection(MORTGAGE_FILE_TYPE, organizationId), ':customer': customer.id },
+    ExpressionAttributeValues: { ':pk': entityKeys.collection(MORTGAGE_FILE_TYPE, organizationId), ':customer': customerId },
     ProjectionExpression: 'pk',
   });
   const exceptPk = exceptFileId ? entityKeys.record(MORTGAGE_FILE_TYPE, organizationId, exceptFileId).pk : undefined;
@@ -69,10 +102,11 @@ export async function planBorrowerNamesRefresh(
   for (const items of families) {
     const file = items.find((item) => item.sk === MORTGAGE_FILE_TYPE);
     const links = items.filter((item) => (item.sk as string).startsWith(`${MORTGAGE_FILE_TYPE}#${BORROWER_TYPE}#`));
-    const own = links.filter((link) => link.customer_id === customer.id && link.search_names !== names);
-    if (!file || own.length === 0 || planned >= MAX_FILES_PER_RENAME) continue;
+    const own = links.filter((link) => link.customer_id === customerId && link.search_names !== names);
+    if (!file || own.length === 0) continue;
+    if (planned >= MAX_FILES_PER_RENAME) return true;
     planned += 1;
-    const borrowerNames = borrowerNamesText(links.map((link) => (link.customer_id === customer.id ? names : link.search_names)));
+    const borrowerNames = borrowerNamesText(links.map((link) => (link.customer_id === customerId ? names : link.search_names)));
     const searchText = searchTextOf(FILE_SEARCH_FIELDS, { ...file, borrower_names: borrowerNames });
     // The file's answer (its borrowers' names) changed: it moves to its next version, as on a borrower write.
     batch.moveVersion({ pk: file.pk as string, sk: file.sk as string }, typeof file.version === 'number' ? file.version : 0, {
@@ -87,11 +121,12 @@ export async function planBorrowerNamesRefresh(
             Key: { pk: link.pk, sk: link.sk },
             UpdateExpression: 'SET search_names = :names',
             ConditionExpression: 'customer_id = :customer',
-            ExpressionAttributeValues: { ':names': names, ':customer': customer.id },
+            ExpressionAttributeValues: { ':names': names, ':customer': customerId },
           },
         },
         () => new VersionConflict(),
       );
     }
   }
+  return false;
 }

@@ -1,4 +1,5 @@
 import { concurrentChange } from '../http/errors';
+import { getLogger } from '../logger';
 import { versionCondition } from '../http/record-version';
 import { getTableName } from '../storage/dynamo-client';
 import type { ItemKey } from '../storage/keys';
@@ -19,6 +20,7 @@ export class VersionConflict extends Error {
 export class WriteBatch {
   readonly items: TransactItem[] = [];
   private readonly meanings = new Map<number, () => Error>();
+  private readonly followUps: Array<() => Promise<void>> = [];
 
   add(item: TransactItem, onConditionFailed?: () => Error): this {
     if (onConditionFailed) this.meanings.set(this.items.length, onConditionFailed);
@@ -34,6 +36,16 @@ export class WriteBatch {
   /** The items of another batch, each with its meaning. */
   addBatch(other: WriteBatch): this {
     other.items.forEach((item, index) => this.add(item, other.meanings.get(index)));
+    this.followUps.push(...other.followUps);
+    return this;
+  }
+
+  /**
+   * Work that follows the transaction once it has committed (what one transaction's 100 items
+   * cannot hold). The write is accepted by then: a follow-up that fails is logged, not answered.
+   */
+  afterCommit(followUp: () => Promise<void>): this {
+    this.followUps.push(followUp);
     return this;
   }
 
@@ -106,6 +118,9 @@ export class WriteBatch {
         if (meaning) throw meaning();
       }
       throw error;
+    }
+    for (const followUp of this.followUps.splice(0)) {
+      await followUp().catch((error: unknown) => getLogger().error('follow-up of a committed write failed', { error_name: (error as Error)?.name }));
     }
   }
 }

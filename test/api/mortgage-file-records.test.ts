@@ -380,6 +380,26 @@ describe('resources.md §5: list search and the customer filter include borrower
     expect(await found('yaeli')).toEqual([first.id, second.id].sort());
     expect(await found('unrelated')).toEqual([other.id]);
   });
+
+  test('a customer on more files than one transaction holds is found by its new names on all of them', async () => {
+    const tenant = await runtime.organization();
+    const customer = await call(tenant, 'POST', '/customers', { first_name: 'Rina', last_name: 'Golan' });
+    const files: string[] = [];
+    for (let index = 0; index < 31; index++) files.push((await createFile(tenant, { borrowers: [{ customer_id: customer.body.id }] })).id);
+    const found = async (term: string) => {
+      const page = await call(tenant, 'GET', `/mortgage-files?search=${encodeURIComponent(term)}&limit=100`);
+      expect(page.status).toBe(200);
+      return { count: page.body.count as number, ids: (page.body.data as Body[]).map((file) => file.id).sort() };
+    };
+    expect((await found('golan')).count).toBe(31);
+
+    expect((await call(tenant, 'PATCH', `/customers/${customer.body.id}`, { last_name: 'Ben-Ami' })).status).toBe(200);
+    expect(await found('golan')).toEqual({ count: 0, ids: [] });
+    expect(await found('ben-ami')).toEqual({ count: 31, ids: [...files].sort() });
+    // Each file answers the new name, and its search text and borrower link agree.
+    const last = await call(tenant, 'GET', `/mortgage-files/${files[30]}`);
+    expect(last.body.borrowers[0]).toMatchObject({ customer_id: customer.body.id, last_name: 'Ben-Ami' });
+  });
 });
 
 describe('resources.md §3, §5, §11: a customer\'s files', () => {
