@@ -65,7 +65,12 @@ async function at<T>(path: string, step: () => Promise<T> | T): Promise<T> {
 type Body = Record<string, unknown>;
 const arrayOf = (body: Body, field: string) => (Array.isArray(body[field]) ? (body[field] as Body[]) : []);
 const nestedFields = new Set(['borrowers', ...RECORD_KINDS.map(({ field }) => field)]);
-const scalarInput = (body: Body) => Object.fromEntries(Object.entries(body).filter(([field]) => !nestedFields.has(field)));
+/** The file's own fields of a body; symbol keys (a status change's notes) are kept, as a client cannot send them. */
+const scalarInput = (body: Body): Body => {
+  const scalar: Body = Object.fromEntries(Object.entries(body).filter(([field]) => !nestedFields.has(field)));
+  for (const key of Object.getOwnPropertySymbols(body)) Object.assign(scalar, { [key]: (body as Record<symbol, unknown>)[key] });
+  return scalar;
+};
 
 /** The file's answer: the file with its four arrays (`null` for an array not shown). */
 export async function presentFile(family: Family, show: Partial<Record<'borrowers' | 'incomes' | 'bank_accounts' | 'obligations', boolean>>): Promise<StoredRecord> {
@@ -201,7 +206,8 @@ export async function createFileWithRecords(context: WriteContext, body: Body): 
 /**
  * PUT/PATCH /mortgage-files/{id}: the file's changed fields and the records sent (an item without
  * `id` is added, one with an `id` of this file updates it), all in one transaction; nothing
- * written when nothing changed. Each record array is the file's whole list when it was sent.
+ * written when nothing changed. The answer has the file's borrowers and, for each record kind, its
+ * whole list when it was sent (`null` when not).
  */
 export async function updateFileWithRecords(context: WriteContext, id: string, body: Body): Promise<StoredRecord> {
   const scalar = scalarInput(body);
@@ -242,5 +248,6 @@ export async function updateFileWithRecords(context: WriteContext, id: string, b
     family.parent = updated === current ? family.parent : updated;
     return family;
   });
-  return presentFile(family, Object.fromEntries(sent.map(({ field }) => [field, true])));
+  // Borrowers are always answered (they are not written here); the three kinds only when sent (spec §2).
+  return presentFile(family, { borrowers: true, ...Object.fromEntries(sent.map(({ field }) => [field, true])) });
 }

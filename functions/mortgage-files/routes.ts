@@ -1,10 +1,9 @@
 import * as z from 'zod';
 import { defineOperation, type Operation } from '../../shared/http/operation';
-import { versionOf, withVersion } from '../../shared/http/record-version';
 import { list, ok } from '../../shared/http/response';
 import { getOrganization } from '../../shared/organizations/organization.repository';
 import { activeStatuses, statusItemSchema } from '../../shared/organizations/system-statuses';
-import { deleteRecord, listRecordRows, listRecords, requireRecord, updateRecord } from '../../shared/resources/entity.repository';
+import { deleteRecord, listRecordRows, listRecords, requireRecord } from '../../shared/resources/entity.repository';
 import { listQuerySchema, resourceOperations, writeContextOf } from '../../shared/resources/crud-operations';
 import { createFileWithRecords, createMortgageFileSchema, readFile, updateFileWithRecords, updateMortgageFileWithRecordsSchema } from './file-with-records';
 import { borrowerPart } from './borrower.part';
@@ -79,8 +78,8 @@ export const mortgageFileOperations: Operation[] = [
     handle: async (input) => {
       const body = input.body as z.infer<typeof changeMortgageFileStatusSchema>;
       const change = { status: body.status, [STATUS_NOTES]: body.notes === '' ? null : (body.notes ?? null) };
-      const file = await updateRecord(mortgageFileEntity, writeContextOf(input), input.params.id, change);
-      return ok(withVersion({ ...file, borrowers: null, incomes: null, bank_accounts: null, obligations: null }, versionOf(file) ?? 0));
+      // The file's answer as on PATCH /mortgage-files/{id}: its borrowers, the three record arrays `null` (not sent).
+      return ok(await updateFileWithRecords(writeContextOf(input), input.params.id, change));
     },
   }),
   defineOperation({

@@ -303,8 +303,10 @@ describe('resources.md §7: incomes, bank accounts, obligations', () => {
     });
     expect(response.status).toBe(200);
     expect(response.body.property_city).toBe('Haifa');
-    expect(response.body.borrowers).toBeNull();
+    // Borrowers are always answered (resources.md §5: "answers: the file's borrowers"); the record kinds not sent are null.
+    expect(response.body.borrowers).toEqual([expect.objectContaining({ id: file.borrowers[0].id, first_name: 'Dana', last_name: 'Cohen', is_main: true })]);
     expect(response.body.bank_accounts).toBeNull();
+    expect(response.body.obligations).toBeNull();
     expect(response.body.incomes.map((income: Body) => income.monthly_amount).sort()).toEqual([150, 50]);
     const etag = response.headers.get('etag');
 
@@ -321,6 +323,12 @@ describe('resources.md §7: incomes, bank accounts, obligations', () => {
     const same = await call(tenant, 'PATCH', `/mortgage-files/${file.id}`, { property_city: 'Haifa', incomes: [{ id: incomeId, monthly_amount: 150 }] });
     expect(same.status).toBe(200);
     expect(same.headers.get('etag')).toBe(etag);
+
+    // The status change answers the file the same way.
+    const status = await call(tenant, 'PATCH', `/mortgage-files/${file.id}/status`, { status: 'collecting_documents' });
+    expect(status.status).toBe(200);
+    expect(status.body).toMatchObject({ status: 'collecting_documents', incomes: null, bank_accounts: null, obligations: null });
+    expect(status.body.borrowers).toEqual([expect.objectContaining({ id: file.borrowers[0].id, first_name: 'Dana' })]);
   });
 
   test('a borrower write gives the file a new ETag, and If-Match on the file then fails', async () => {

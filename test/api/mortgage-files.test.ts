@@ -453,7 +453,7 @@ describe('spec §2 and §7, resources.md §5: references', () => {
 });
 
 describe('spec §2 and §4: nested arrays in answers', () => {
-  test('GET has the four arrays as []; PUT and PATCH answers have them null (not sent); list items have none of them', async () => {
+  test('GET has the four arrays as []; PUT and PATCH answers have the borrowers and the three record arrays null (not sent); list items have none of them', async () => {
     const tenant = await runtime.organization();
     const file = await create(tenant, { property_city: 'Eilat' });
     const read = (await get(tenant, file.id)).body;
@@ -461,10 +461,11 @@ describe('spec §2 and §4: nested arrays in answers', () => {
     for (const method of ['PUT', 'PATCH'] as const) {
       const answer = await update(tenant, file.id, { property_city: `Eilat ${method}` }, method);
       expect(answer.status).toBe(200);
-      for (const name of NESTED) expect({ method, name, value: answer.body[name] }).toEqual({ method, name, value: null });
+      for (const name of NESTED) expect({ method, name, value: answer.body[name] }).toEqual({ method, name, value: name === 'borrowers' ? [] : null });
     }
     const status = await changeStatus(tenant, file.id, { status: 'in_review' });
     expect(status.status).toBe(200);
+    for (const name of NESTED) expect({ name, value: status.body[name] }).toEqual({ name, value: name === 'borrowers' ? [] : null });
     const items = (await list(tenant)).body.data;
     expect(items).toHaveLength(1);
     expect(Object.keys(items[0])).toEqual(expect.arrayContaining(FILE_FIELDS));
@@ -629,7 +630,7 @@ describe('spec §3 and §4, resources.md §5: status changes', () => {
     const before = Date.now();
     const changed = await changeStatus(tenant, file.id, { status: 'collecting_documents', notes: '  Waiting for payslips ' });
     expect(changed.status).toBe(200);
-    expect(changed.body).toMatchObject({ id: file.id, status: 'collecting_documents', status_comment: 'Waiting for payslips', borrowers: null, incomes: null, bank_accounts: null, obligations: null });
+    expect(changed.body).toMatchObject({ id: file.id, status: 'collecting_documents', status_comment: 'Waiting for payslips', borrowers: [], incomes: null, bank_accounts: null, obligations: null });
     expect(Date.parse(changed.body.status_changed_at)).toBeGreaterThanOrEqual(before - 1000);
     expect(changed.body.status_changed_at).toMatch(/(Z|[+-]\d\d:\d\d)$/);
     expect(changed.body.updated_at > file.updated_at).toBe(true);

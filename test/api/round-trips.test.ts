@@ -97,9 +97,10 @@ export const FILE_ROUND_TRIP_BUDGET = {
   'GET /mortgage-files/{id}': 3,
   'GET /mortgage-files': 3,
   'GET /mortgage-files?search=': 3,
-  'PATCH /mortgage-files/{id}': 3,
-  'PATCH /mortgage-files/{id} same values': 3,
-  'PATCH /mortgage-files/{id}/status': 4,
+  // The answer has the file's borrowers (resources.md §5), their customers read in one BatchGetItem.
+  'PATCH /mortgage-files/{id}': 4,
+  'PATCH /mortgage-files/{id} same values': 4,
+  'PATCH /mortgage-files/{id}/status': 5,
   'POST /mortgage-files/{id}/borrowers': 5,
   'POST /mortgage-files/{id}/incomes': 3,
   'GET /mortgage-files/{id}/incomes/{incomeId}': 2,
