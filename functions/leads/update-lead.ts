@@ -35,12 +35,15 @@ export async function updateLead(
   options: LeadChangeOptions = {},
 ): Promise<Lead> {
   const provided = LEAD_WRITABLE_FIELDS.filter((field) => input[field] !== undefined);
-  if (provided.length === 0) throw noUpdatableFields();
-  await assertSourceBelongsToOrganization(context.organizationId, input.source);
+  // Read alongside the lead; its 400 counts only once the lead is found (path ids before the body's references).
+  const sourceChecked = provided.length > 0 ? assertSourceBelongsToOrganization(context.organizationId, input.source) : Promise.resolve();
+  sourceChecked.catch(() => undefined);
 
   for (let attempt = 1; ; attempt++) {
     const { lead, organization, statusIsConverted: wasConverted } = await getLeadWithOrganization(context.organizationId, leadId);
     if (!lead || !organization) throw recordNotFound('Lead');
+    if (provided.length === 0) throw noUpdatableFields();
+    await sourceChecked;
     const seenVersion = versionOf(lead) ?? 0;
     assertPrecondition(context.ifMatch, lead, seenVersion);
 

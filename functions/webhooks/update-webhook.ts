@@ -19,12 +19,13 @@ const ATTEMPTS = 3;
  */
 export async function updateWebhook(context: WebhookContext, endpointId: string, input: UpdateWebhookInput): Promise<WebhookEndpoint> {
   const provided = UPDATABLE_FIELDS.filter((field) => input[field] !== undefined);
-  if (provided.length === 0) throw noUpdatableFields();
-  const url = input.url !== undefined ? validatedWebhookUrl(input.url) : undefined;
 
   for (let attempt = 1; ; attempt++) {
     const endpoint = await getEndpoint(context.organizationId, endpointId);
+    // Path ids before the body (resources.md §1 "Order of checks").
     if (!endpoint) throw recordNotFound('Webhook endpoint');
+    if (provided.length === 0) throw noUpdatableFields();
+    const url = input.url !== undefined ? validatedWebhookUrl(input.url) : undefined;
 
     const changes: Partial<WebhookEndpoint> = {};
     if (url !== undefined && url !== endpoint.url) changes.url = url;

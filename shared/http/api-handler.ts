@@ -123,6 +123,8 @@ async function invoke(event: APIGatewayProxyEventV2, auth: AuthContext | undefin
   const uuidParams = operation.uuidParams ?? Object.keys(state.params);
   for (const name of uuidParams) {
     if (!isUuid(state.params[name])) throw badRequest('Invalid id', { details: `${name} must be a UUID` });
+    // Ids are stored in lower case; a UUID is the same id in either case.
+    state.params[name] = state.params[name].toLowerCase();
   }
   let body: unknown = undefined;
   if (operation.body) {

@@ -100,9 +100,22 @@ describe('spec §8 rate limit: 60 requests per 60-second window per key', () => 
 
 describe('spec §7 errors and §4 common rules', () => {
   test('a malformed id in a path is 400', async () => {
-    const response = await runtime.request('GET', '/leads/not-a-uuid', { key: org.apiKey });
-    expect(response.status).toBe(400);
-    expect(response.body).toMatchObject({ status: 400 });
+    for (const id of ['not-a-uuid', '0000000-0000-0000-0000-000000000000', '00000000-0000-0000-0000-00000000000g', '{00000000-0000-0000-0000-000000000000}']) {
+      const response = await runtime.request('GET', `/leads/${encodeURIComponent(id)}`, { key: org.apiKey });
+      expect({ id, status: response.status }).toEqual({ id, status: 400 });
+      expect(response.body).toMatchObject({ error: 'Invalid id', status: 400 });
+    }
+  });
+
+  test('a well-formed UUID of any version (the nil UUID too) that names no record is a 404; an id in upper case is the same id', async () => {
+    for (const id of ['00000000-0000-0000-0000-000000000000', '11111111-1111-1111-1111-111111111111', '12345678-1234-1234-1234-123456789012', 'ffffffff-ffff-ffff-ffff-ffffffffffff']) {
+      const response = await runtime.request('GET', `/leads/${id}`, { key: org.apiKey });
+      expect({ id, status: response.status, body: response.body }).toEqual({ id, status: 404, body: { error: 'Lead not found', status: 404 } });
+    }
+    const lead = await newLead(org.apiKey);
+    const upper = await runtime.request('GET', `/leads/${lead.id.toUpperCase()}`, { key: org.apiKey });
+    expect(upper.status).toBe(200);
+    expect(upper.body.id).toBe(lead.id);
   });
 
   test("another organization's lead is a 404 identical to a missing one", async () => {
@@ -118,6 +131,27 @@ describe('spec §7 errors and §4 common rules', () => {
     expect((await runtime.request('DELETE', `/leads/${foreign.id}`, { key: org.apiKey })).text).toBe(missing.text);
     expect((await runtime.request('PATCH', `/leads/${foreign.id}/status`, { key: org.apiKey, body: { status: 'contacted' } })).status).toBe(404);
     expect((await runtime.request('GET', `/leads/${foreign.id}`, { key: other.apiKey })).body.last_name).toBeNull();
+  });
+
+  test('path ids before the body: an update with nothing updatable, or with a foreign source, of a missing or foreign lead or webhook is its 404', async () => {
+    const tenant = await runtime.organization('admin');
+    const other = await runtime.organization('admin');
+    const foreign = await newLead(other.apiKey);
+    const own = await newLead(tenant.apiKey);
+    const notFound = { error: 'Lead not found', status: 404 };
+    for (const id of [randomUUID(), foreign.id]) {
+      for (const body of [{}, { unknown_field: 1 }, { id: randomUUID() }, { source: randomUUID() }]) {
+        const response = await runtime.request('PATCH', `/leads/${id}`, { key: tenant.apiKey, body });
+        expect({ body, status: response.status, answer: response.body }).toEqual({ body, status: 404, answer: notFound });
+      }
+    }
+    expect((await runtime.request('PATCH', `/leads/${own.id}`, { key: tenant.apiKey, body: {} })).body).toEqual({ error: 'No updatable fields provided', status: 400 });
+    expect((await runtime.request('PATCH', `/leads/${own.id}`, { key: tenant.apiKey, body: { source: randomUUID() } })).body).toMatchObject({ error: 'Invalid source', status: 400 });
+
+    for (const body of [{}, { url: 'not a url' }]) {
+      const response = await runtime.request('PATCH', `/webhooks/${randomUUID()}`, { key: tenant.apiKey, body });
+      expect({ body, status: response.status, answer: response.body }).toEqual({ body, status: 404, answer: { error: 'Webhook endpoint not found', status: 404 } });
+    }
   });
 
   test('malformed JSON is 400', async () => {
