@@ -103,20 +103,20 @@ export interface RunningServer {
 export async function startHttpServer(
   port: number,
   route: (request: IncomingMessage, body: Buffer) => Promise<APIGatewayProxyStructuredResultV2>,
+  /** The headers of the server's own answers (a body over the 10 MB API Gateway limit, a failure): those its routes answer with. */
+  headersFor: (request: IncomingMessage) => Record<string, string> = () => ({ 'Content-Type': 'application/json; charset=utf-8' }),
 ): Promise<RunningServer> {
+  const answer = (request: IncomingMessage, response: ServerResponse, status: number, error: string) =>
+    writeResult(response, { statusCode: status, headers: headersFor(request), body: JSON.stringify({ error, status }) });
   const server = createServer((request, response) => {
     readBody(request)
       .then(async (body) => {
-        if (body === 'too-large') {
-          writeResult(response, { statusCode: 413, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ error: 'Payload too large', status: 413 }) });
-          return;
-        }
+        if (body === 'too-large') return answer(request, response, 413, 'Payload too large');
         writeResult(response, await route(request, body));
       })
       .catch(() => {
-        if (!response.headersSent) {
-          writeResult(response, { statusCode: 500, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ error: 'Internal server error', status: 500 }) });
-        } else response.destroy();
+        if (!response.headersSent) answer(request, response, 500, 'Internal server error');
+        else response.destroy();
       });
   });
   server.keepAliveTimeout = 5_000;

@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { configureService } from '../shared/config';
+import { COMMON_HEADERS, INTAKE_HEADERS } from '../shared/http/response';
 import { groupForPath } from '../shared/http/route-table';
 import { startDynamoDbLocal, type DynamoDbLocalProcess } from './dynamodb-local';
 import { apiFunction } from './function-registry';
@@ -83,13 +84,13 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       const group = groupForPath(event.rawPath);
       const handler = await apiFunction(group);
       return handler(event, localLambdaContext(group));
-    });
+    }, (request) => (isIntakeRoute(new URL(request.url ?? '/', 'http://local').pathname) ? INTAKE_HEADERS : COMMON_HEADERS));
     stops.push(() => api.close());
 
     // {intake_direct_url}/{token}: the Function URL, with the socket's own address as the source IP.
     const intakeDirect: RunningServer = await startHttpServer(options.intakeDirectPort, async (request, body) =>
       invokeIntake(toHttpApiEvent(request, body)),
-    );
+    () => INTAKE_HEADERS);
     stops.push(() => intakeDirect.close());
     // The admin command line run in this process prints intake addresses with the ports actually bound.
     configureService({ ...settings, PORT: api.port, INTAKE_DIRECT_PORT: intakeDirect.port });

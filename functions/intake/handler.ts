@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { withLambdaContext } from '../../shared/lambda-handler';
 import { getLogger } from '../../shared/logger';
+import { INTAKE_HEADERS } from '../../shared/http/response';
 import { IntakeRejection, rejections } from './intake-rejection';
 import { readIntakeRequest } from './intake-request';
 import { receiveIntakeRequest, type IntakeResult } from './receive-intake-request';
@@ -9,12 +10,10 @@ import { RequestTrace } from './request-trace';
 /**
  * The public lead intake (spec §4 "Lead intake endpoint"), one handler for both addresses:
  * the API Gateway route `/hooks/leads/{token}` and the Lambda Function URL `/{token}`.
- * Browsers are not supported, so no CORS headers.
+ * Browsers are not supported, so no CORS headers (INTAKE_HEADERS).
  */
-const HEADERS = { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'private, no-store' };
-
 function toResult(result: IntakeResult): APIGatewayProxyStructuredResultV2 {
-  return { statusCode: result.status, headers: { ...HEADERS, ...result.headers }, body: JSON.stringify(result.body) };
+  return { statusCode: result.status, headers: { ...INTAKE_HEADERS, ...result.headers }, body: JSON.stringify(result.body) };
 }
 
 async function receive(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> {

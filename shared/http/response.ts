@@ -10,6 +10,9 @@ export const COMMON_HEADERS: Record<string, string> = {
   'Access-Control-Expose-Headers': 'Retry-After, Allow, ETag, RateLimit, RateLimit-Policy',
 };
 
+/** Headers of the public lead intake's answers: no CORS (browsers are not supported, spec §4). */
+export const INTAKE_HEADERS: Record<string, string> = { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'private, no-store' };
+
 export interface HttpResult {
   statusCode: number;
   body: unknown;

@@ -154,6 +154,15 @@ describe('spec §7 errors and §4 common rules', () => {
     }
   });
 
+  test('a body over the 10 MB API Gateway limit is 413 with the headers of every API answer', async () => {
+    const response = await runtime.request('POST', '/leads', { key: org.apiKey, rawBody: `{"notes":"${'x'.repeat(10 * 1024 * 1024)}"}`, headers: { 'content-type': 'application/json' } });
+    expect(response.status).toBe(413);
+    expect(response.body).toEqual({ error: 'Payload too large', status: 413 });
+    expect(response.headers.get('cache-control')).toBe('private, no-store');
+    expect(response.headers.get('access-control-allow-origin')).toBe('*');
+    expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+  });
+
   test('malformed JSON is 400', async () => {
     const response = await runtime.request('POST', '/leads', { key: org.apiKey, rawBody: '{"first_name": ', headers: { 'content-type': 'application/json' } });
     expect(response.status).toBe(400);
