@@ -3,14 +3,15 @@ import { badRequest } from '../../shared/http/errors';
 import { withVersion } from '../../shared/http/record-version';
 import { newId, nowIso } from '../../shared/ids';
 import { notificationPut } from '../../shared/organizations/notification.repository';
-import { defaultStatus, findStatus, takeNextLeadNumber, type Organization } from '../../shared/organizations/organization.repository';
+import { defaultStatus, findStatus, returnLeadNumber, takeNextLeadNumber, type Organization } from '../../shared/organizations/organization.repository';
 import { findActiveUser } from '../../shared/organizations/user.repository';
 import { getTableName } from '../../shared/storage/dynamo-client';
 import { keys } from '../../shared/storage/keys';
-import { transactWrite, type TransactItem } from '../../shared/storage/transactions';
+import { TransactionConditionFailed, transactWrite, type TransactItem } from '../../shared/storage/transactions';
 import type { WriteContext } from '../../shared/write-context';
 import { newestLeadMarkers } from './lead-contact-markers';
 import { assertSourceBelongsToOrganization } from './lead-source-reference';
+import { assertConvertedFileOfOrganization } from './lead-conversion';
 import { leadToItem, statusCounter, TOTAL_COUNTER } from './lead.repository';
 import type { CreateLeadInput, Lead } from './lead.schema';
 
@@ -45,11 +46,21 @@ export async function createLead(context: WriteContext, input: CreateLeadInput, 
   const { organizationId } = context;
   // An assignee that is not an active user of the organization is ignored (spec §2 User ids).
   const assigneeLookup = input.assigned_to ? findActiveUser(organizationId, input.assigned_to) : Promise.resolve(undefined);
-  await assertSourceBelongsToOrganization(organizationId, input.source);
+  await Promise.all([
+    assertSourceBelongsToOrganization(organizationId, input.source),
+    assertConvertedFileOfOrganization(organizationId, input.converted_to_mortgage_file_id),
+  ]);
   const [organization, assignee] = await Promise.all([takeNextLeadNumber(organizationId), assigneeLookup]);
 
   const status = input.status ?? defaultStatus(organization.lead_statuses, 'new');
-  const statusDefinition = leadStatusChecked(organization, status);
+  let statusDefinition: ReturnType<typeof leadStatusChecked>;
+  try {
+    statusDefinition = leadStatusChecked(organization, status);
+  } catch (error) {
+    // A refused request writes nothing: the number it took goes back.
+    await returnLeadNumber(organizationId, organization.lead_sequence);
+    throw error;
+  }
 
   const now = nowIso();
   const lead: Lead = withVersion<Lead>({
@@ -127,7 +138,13 @@ export async function createLead(context: WriteContext, input: CreateLeadInput, 
     ...(options.extraItems ?? []),
   ];
   if (context.audit) items.push(context.audit.entry(lead.id, 201));
-  await transactWrite(items);
+  try {
+    await transactWrite(items);
+  } catch (error) {
+    // Cancelled by a condition: nothing was written, so the number goes back (any other failure may have committed).
+    if (error instanceof TransactionConditionFailed) await returnLeadNumber(organizationId, organization.lead_sequence);
+    throw error;
+  }
   return lead;
 }
 

@@ -1,4 +1,5 @@
-import { listRecords } from '../../shared/resources/entity.repository';
+import { badRequest } from '../../shared/http/errors';
+import { getRecord, listRecords } from '../../shared/resources/entity.repository';
 import { mortgageFileEntity } from '../mortgage-files/mortgage-file.entity';
 
 /**
@@ -9,4 +10,12 @@ import { mortgageFileEntity } from '../mortgage-files/mortgage-file.entity';
 export async function newestFileIdOfLead(organizationId: string, leadId: string): Promise<string | undefined> {
   const { data } = await listRecords(mortgageFileEntity, organizationId, { source_lead_id: leadId, limit: '1' });
   return data[0]?.id;
+}
+
+/** A `converted_to_mortgage_file_id` sent by a client names one of the organization's files (spec §7: else 400 naming the field). */
+export async function assertConvertedFileOfOrganization(organizationId: string, fileId: string | null | undefined): Promise<void> {
+  if (typeof fileId !== 'string') return;
+  if (!(await getRecord(mortgageFileEntity, organizationId, fileId))) {
+    throw badRequest('Validation failed', { details: 'converted_to_mortgage_file_id: not a mortgage file of the organization' });
+  }
 }

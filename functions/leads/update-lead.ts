@@ -7,7 +7,7 @@ import { keys } from '../../shared/storage/keys';
 import { TransactionConditionFailed, transactWrite, type TransactItem } from '../../shared/storage/transactions';
 import type { WriteContext } from '../../shared/write-context';
 import { counterUpdate, leadStatusChecked, sameValue } from './create-lead';
-import { newestFileIdOfLead } from './lead-conversion';
+import { assertConvertedFileOfOrganization, newestFileIdOfLead } from './lead-conversion';
 import { assertSourceBelongsToOrganization } from './lead-source-reference';
 import { changedContactMarkers } from './lead-contact-markers';
 import { getLeadWithOrganization, leadToItem, statusCounter } from './lead.repository';
@@ -36,7 +36,13 @@ export async function updateLead(
 ): Promise<Lead> {
   const provided = LEAD_WRITABLE_FIELDS.filter((field) => input[field] !== undefined);
   // Read alongside the lead; its 400 counts only once the lead is found (path ids before the body's references).
-  const sourceChecked = provided.length > 0 ? assertSourceBelongsToOrganization(context.organizationId, input.source) : Promise.resolve();
+  const sourceChecked =
+    provided.length > 0
+      ? Promise.all([
+          assertSourceBelongsToOrganization(context.organizationId, input.source),
+          assertConvertedFileOfOrganization(context.organizationId, input.converted_to_mortgage_file_id),
+        ])
+      : Promise.resolve();
   sourceChecked.catch(() => undefined);
 
   for (let attempt = 1; ; attempt++) {

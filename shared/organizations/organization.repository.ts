@@ -60,6 +60,27 @@ export async function takeNextFileNumber(organizationId: string): Promise<Organi
   return takeNext(organizationId, 'file_sequence');
 }
 
+/**
+ * Gives back a lead number a refused create took, when no later create has taken one since
+ * (otherwise the number stays unused: numbers are unique, never handed out twice). Best effort:
+ * a failure leaves a gap in the numbering, never an error of its own.
+ */
+export async function returnLeadNumber(organizationId: string, taken: number): Promise<void> {
+  try {
+    await getDocumentClient().send(
+      new UpdateCommand({
+        TableName: getTableName(),
+        Key: keys.organization(organizationId),
+        UpdateExpression: 'SET lead_sequence = :before',
+        ConditionExpression: 'lead_sequence = :taken',
+        ExpressionAttributeValues: { ':taken': taken, ':before': taken - 1 },
+      }),
+    );
+  } catch {
+    // a later number was taken, or the call failed: the number stays unused
+  }
+}
+
 async function takeNext(organizationId: string, counter: 'lead_sequence' | 'file_sequence'): Promise<Organization> {
   try {
     const result = await getDocumentClient().send(

@@ -358,3 +358,39 @@ describe('spec §2 Lead source', () => {
     expect((await runtime.request('PATCH', `/leads/${lead.id}`, { key: tenant.apiKey, body: { source: randomUUID() } })).status).toBe(400);
   });
 });
+
+describe('spec §2 Lead converted_to_mortgage_file_id, spec §7 body references', () => {
+  test("a file of the organization is kept; another organization's, a missing one or a deleted one is 400 naming the field, nothing written", async () => {
+    const tenant = await runtime.organization();
+    const other = await runtime.organization();
+    const own = await runtime.request('POST', '/mortgage-files', { key: tenant.apiKey, body: {} });
+    const foreign = await runtime.request('POST', '/mortgage-files', { key: other.apiKey, body: {} });
+    const gone = await runtime.request('POST', '/mortgage-files', { key: tenant.apiKey, body: {} });
+    expect((await runtime.request('DELETE', `/mortgage-files/${gone.body.id}`, { key: tenant.apiKey })).status).toBe(200);
+
+    expect((await create(tenant, { converted_to_mortgage_file_id: own.body.id })).converted_to_mortgage_file_id).toBe(own.body.id);
+    const lead = await create(tenant, { converted_to_mortgage_file_id: null });
+    for (const fileId of [foreign.body.id, randomUUID(), gone.body.id]) {
+      const created = await runtime.request('POST', '/leads', { key: tenant.apiKey, body: { first_name: 'A', converted_to_mortgage_file_id: fileId } });
+      expect(created.status).toBe(400);
+      expect(created.body).toMatchObject({ error: 'Validation failed', status: 400, details: expect.stringContaining('converted_to_mortgage_file_id') });
+      const updated = await runtime.request('PATCH', `/leads/${lead.id}`, { key: tenant.apiKey, body: { converted_to_mortgage_file_id: fileId } });
+      expect(updated.status).toBe(400);
+      expect(updated.body.details).toContain('converted_to_mortgage_file_id');
+    }
+    expect((await runtime.request('GET', `/leads/${lead.id}`, { key: tenant.apiKey })).body.converted_to_mortgage_file_id).toBeNull();
+    expect((await runtime.request('GET', '/leads', { key: tenant.apiKey })).body.count).toBe(2);
+  });
+});
+
+describe('resources.md §1 "A refused request writes nothing": lead numbers', () => {
+  test('a create refused for its status takes no lead number: the next lead gets the number after the last one created', async () => {
+    const tenant = await runtime.organization();
+    const first = await create(tenant, {});
+    const refused = await runtime.request('POST', '/leads', { key: tenant.apiKey, body: { first_name: 'A', status: 'no-such-status' } });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({ error: 'Invalid status', code: '23514' });
+    const next = await create(tenant, {});
+    expect(Number(next.lead_number)).toBe(Number(first.lead_number) + 1);
+  });
+});
