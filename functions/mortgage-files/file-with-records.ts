@@ -34,8 +34,17 @@ const FILE_NUMBER_ATTEMPTS = 5;
 /** Records of the three kinds one PUT/PATCH may add or change (one transaction). */
 export const UPDATE_RECORDS_MAX = 25;
 
+/** A nested record of a new file names its borrower by index (default 0); `null`: none (a joint bank account, an obligation of the household). */
 const withBorrowerIndex = (schema: z.ZodType) =>
-  (schema as z.ZodObject).extend({ borrower_index: z.number({ error: 'must be a number' }).int('must be an integer').min(0).max(MAX_BORROWERS - 1).optional() });
+  (schema as z.ZodObject).extend({
+    borrower_index: z.number({ error: 'must be a number' }).int('must be an integer').min(0).max(MAX_BORROWERS - 1).nullable().optional(),
+  });
+
+/** The borrower a nested record of a new file belongs to: `borrower_index`, or none when it (or `borrower_id`) is sent as `null`. */
+function borrowerOfNewRecord(input: Body, borrowerIds: string[]): string | null {
+  if (input.borrower_index === null || (input.borrower_index === undefined && input.borrower_id === null)) return null;
+  return borrowerIds[(input.borrower_index as number | undefined) ?? 0] ?? null;
+}
 const withRecordId = (schema: z.ZodType) => (schema as z.ZodObject).extend({ id: z.uuid({ error: 'must be a record id' }).optional() });
 
 export const createMortgageFileSchema = createMortgageFileFields
@@ -114,8 +123,8 @@ export async function createFileWithRecords(context: WriteContext, body: Body): 
   if (twice >= 0) throw badRequest('Validation failed', { details: `borrowers[${twice}]: the same customer is already a borrower of this file` });
   for (const { field } of RECORD_KINDS) {
     arrayOf(body, field).forEach((record, index) => {
-      const borrowerIndex = (record.borrower_index as number | undefined) ?? 0;
-      if (record.borrower_index !== undefined && borrowerIndex >= borrowerBodies.length) {
+      const borrowerIndex = (record.borrower_index as number | null | undefined) ?? 0;
+      if (typeof record.borrower_index === 'number' && borrowerIndex >= borrowerBodies.length) {
         throw badRequest('Validation failed', { details: `${field}[${index}].borrower_index: there is no borrower ${borrowerIndex} in borrowers` });
       }
     });
@@ -135,8 +144,8 @@ export async function createFileWithRecords(context: WriteContext, body: Body): 
     const borrowerIds = planned.map(({ record }) => record.id);
     for (const { field, part, failure } of RECORD_KINDS) {
       for (const [index, input] of arrayOf(body, field).entries()) {
-        const { borrower_index: borrowerIndex, ...values } = input;
-        const borrowerId = borrowerIds[(borrowerIndex as number | undefined) ?? 0] ?? null;
+        const { borrower_index: _index, ...values } = input;
+        const borrowerId = borrowerOfNewRecord(input, borrowerIds);
         const batch = new WriteBatch();
         const record = await at(`${field}[${index}]`, () => planPartCreate(part, context, family, { ...values, borrower_id: values.borrower_id ?? borrowerId }, batch));
         planned.push({ batch, record, failure, borrowerId: record.borrower_id as string | null });

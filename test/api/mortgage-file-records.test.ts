@@ -100,6 +100,25 @@ describe('resources.md §5: a file created with its nested records', () => {
     expect((await call(tenant, 'GET', '/customers')).body.count).toBe(2);
   });
 
+  test('borrower_index null (or borrower_id null) on create: a joint bank account, an obligation of no borrower; omitted: the first borrower', async () => {
+    const tenant = await runtime.organization();
+    const file = await createFile(tenant, {
+      borrowers: [{ first_name: 'Dana', last_name: 'Cohen' }, { first_name: 'Avi', last_name: 'Cohen' }],
+      bank_accounts: [
+        { bank_code: '12', borrower_index: null },
+        { bank_code: '10', borrower_id: null },
+        { bank_code: '11' },
+        { bank_code: '20', borrower_index: 1 },
+      ],
+      obligations: [{ obligation_type: 'loan', monthly_payment: 100, borrower_index: null }],
+    });
+    expect(file.child_errors).toBeUndefined();
+    const [main, second] = file.borrowers;
+    const byBank = Object.fromEntries(file.bank_accounts.map((account: Body) => [account.bank_code, account.borrower_id]));
+    expect(byBank).toEqual({ '12': null, '10': null, '11': main.id, '20': second.id });
+    expect(file.obligations[0].borrower_id).toBeNull();
+  });
+
   test('everything is validated before anything is saved: a bad nested record is a 400 naming it, and no file or customer is written', async () => {
     const tenant = await runtime.organization();
     const cases: Array<[Body, string]> = [
@@ -108,6 +127,8 @@ describe('resources.md §5: a file created with its nested records', () => {
       [{ borrowers: [{ first_name: 'Dana', last_name: 'Cohen' }], incomes: [{ income_type: 'salary' }] }, 'incomes[0]'],
       [{ borrowers: [{ first_name: 'Dana', last_name: 'Cohen' }], incomes: [{ income_type: 'salary', monthly_amount: 10, borrower_index: 3 }] }, 'incomes[0].borrower_index'],
       [{ incomes: [{ income_type: 'salary', monthly_amount: 10 }] }, 'incomes[0]'],
+      // An income belongs to a borrower (resources.md §7): `null` names none.
+      [{ borrowers: [{ first_name: 'Dana', last_name: 'Cohen' }], incomes: [{ income_type: 'salary', monthly_amount: 10, borrower_index: null }] }, 'incomes[0]'],
       [{ borrowers: [{ first_name: 'Dana', last_name: 'Cohen' }], bank_accounts: [{ bank_code: '12', branch: '12345' }] }, 'bank_accounts'],
       [{ borrowers: [{ first_name: 'Dana', last_name: 'Cohen', id_number: '123456789' }] }, 'borrowers[0]'],
       [{ borrowers: [{ customer_id: '00000000-0000-4000-8000-000000000000' }] }, 'borrowers[0]'],
