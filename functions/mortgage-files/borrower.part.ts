@@ -4,7 +4,7 @@ import { isAllowed } from '../../shared/auth/permissions';
 import { conflict, forbidden, noUpdatableFields, validationFailed as invalid } from '../../shared/http/errors';
 import { definePart, partsOf, planPartDelete, siblingsOf, type Family } from '../../shared/resources/child-entity';
 import type { StoredRecord } from '../../shared/resources/entity';
-import { getRecord, getRecords, planCreate, planUpdate } from '../../shared/resources/entity.repository';
+import { getRecord, getRecords, planCreate, planUpdate, sameValue } from '../../shared/resources/entity.repository';
 import { WriteBatch } from '../../shared/resources/write-batch';
 import { getDocumentClient, getTableName } from '../../shared/storage/dynamo-client';
 import { entityKeys } from '../../shared/storage/keys';
@@ -193,8 +193,13 @@ export const borrowerPart = definePart({
     if (Object.keys(inline).length > 0) {
       const customer = await getRecord(customerEntity, context.organizationId, current.customer_id as string, true);
       if (!customer) throw invalid('customer_id: the borrower\'s customer no longer exists');
-      const updated = await planCustomerChange({ ...context, borrowerFileId: family.parent.id }, customer, inline, batch);
+      const customerPlan = new WriteBatch();
+      const updated = await planCustomerChange({ ...context, borrowerFileId: family.parent.id }, customer, inline, customerPlan);
       changes.search_names = customerNames(updated);
+      // The customer's plan (its change, or the check that it still exists) goes with a write of
+      // the borrower; the same values again write nothing at all.
+      const borrowerChanges = Object.entries(changes).some(([field, value]) => !sameValue(current[field], value));
+      if (updated !== customer || borrowerChanges) batch.addBatch(customerPlan);
     }
     if (Object.keys(changes).length === 0 && Object.keys(inline).length === 0) throw noUpdatableFields();
     return changes;

@@ -256,6 +256,24 @@ describe('resources.md §6: borrower routes', () => {
       [main.id, false],
     ]);
   });
+  test('a borrower PATCH with the values it has (its own or its customer\'s) writes nothing: same updated_at, same ETags of the borrower and the file', async () => {
+    const tenant = await runtime.organization();
+    const file = await createFile(tenant, { borrowers: [{ first_name: 'Dana', last_name: 'Cohen', relationship: 'spouse' }] });
+    const path = `/mortgage-files/${file.id}/borrowers/${file.borrowers[0].id}`;
+    const before = await call(tenant, 'GET', path);
+    const fileEtag = (await call(tenant, 'GET', `/mortgage-files/${file.id}`)).headers.get('etag');
+    for (const body of [{ first_name: 'Dana' }, { relationship: 'spouse' }, { order_index: 0 }, { first_name: 'Dana', last_name: 'Cohen', relationship: 'spouse' }]) {
+      const response = await call(tenant, 'PATCH', path, body);
+      expect({ body, status: response.status, updated_at: response.body.updated_at, etag: response.headers.get('etag') }).toEqual({
+        body, status: 200, updated_at: before.body.updated_at, etag: before.headers.get('etag'),
+      });
+    }
+    expect((await call(tenant, 'GET', `/mortgage-files/${file.id}`)).headers.get('etag')).toBe(fileEtag);
+    // A real change still writes.
+    const changed = await call(tenant, 'PATCH', path, { first_name: 'Daniela' });
+    expect(changed.body).toMatchObject({ first_name: 'Daniela' });
+    expect(changed.headers.get('etag')).not.toBe(before.headers.get('etag'));
+  });
 });
 
 describe('resources.md §7: incomes, bank accounts, obligations', () => {
