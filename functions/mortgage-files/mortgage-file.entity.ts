@@ -261,10 +261,12 @@ export const mortgageFileEntity = defineEntity({
     const items: TransactItem[] = [];
     const at = after.updated_at;
     if (before.status !== after.status) {
+      // The history row, the note and the timeline row carry the change's own time: status_changed_at.
+      const changedAt = typeof after.status_changed_at === 'string' ? after.status_changed_at : at;
       const notes = (input as { [STATUS_NOTES]?: string | null })[STATUS_NOTES] ?? null;
-      items.push(statusHistoryPut(context, after.id, before.status as string, after.status as string, notes, at));
-      if (notes) items.push(...statusNotePuts(context.organizationId, after.id, context.userId, notes, at));
-      items.push(timelinePut(context.organizationId, after.id, 'status_changed', { from_status: before.status as string, to_status: after.status as string }, context.userId, at));
+      items.push(statusHistoryPut(context, after.id, before.status as string, after.status as string, notes, changedAt));
+      if (notes) items.push(...statusNotePuts(context.organizationId, after.id, context.userId, notes, changedAt));
+      items.push(timelinePut(context.organizationId, after.id, 'status_changed', { from_status: before.status as string, to_status: after.status as string }, context.userId, changedAt));
     }
     if ((before.assigned_to ?? null) !== (after.assigned_to ?? null)) {
       const change = { from_user_id: (before.assigned_to as string | null) ?? null, to_user_id: (after.assigned_to as string | null) ?? null };

@@ -648,7 +648,10 @@ describe('spec §3 and §4, resources.md §5: status changes', () => {
     expect(row).toMatchObject({ mortgage_file_id: file.id, from_status: 'setup', to_status: 'collecting_documents', notes: 'Waiting for payslips', changed_by: tenant.userId });
     expect(row.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(row.changed_at).toMatch(/(Z|[+-]\d\d:\d\d)$/);
-    expect(Math.abs(Date.parse(row.changed_at) - Date.parse(changed.body.status_changed_at))).toBeLessThan(5000);
+    // One change, one time: the history row is the file's status_changed_at, as is its timeline row.
+    expect(row.changed_at).toBe(changed.body.status_changed_at);
+    const timeline = (await runtime.request('GET', `/mortgage-files/${file.id}/timeline?event_type=status_changed`, { key: tenant.apiKey })).body.data;
+    expect(timeline.map((entry: Record<string, unknown>) => entry.occurred_at)).toEqual([changed.body.status_changed_at]);
   });
 
   test('history is newest first; a change without notes sets status_comment null and a row with notes null; changed_by is the key’s user', async () => {
