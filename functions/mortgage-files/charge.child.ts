@@ -52,6 +52,11 @@ const createChargeSchema = z
     milestone_id: z.uuid({ error: 'must be a milestone id' }).nullable().optional(),
     milestone_status_key: listValue('milestone-statuses').nullable().optional(),
     milestone_due_offset_days: offsetDays().nullable().optional(),
+    status: z
+      .literal('pending', { error: 'a new charge is pending: only "pending" may be sent (cancel it with PATCH)' })
+      .nullable()
+      .optional()
+      .describe('Read-only: a new charge is pending; any other value is refused'),
   })
   .meta({ id: 'CreateChargeRequest' });
 

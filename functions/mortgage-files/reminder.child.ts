@@ -58,6 +58,11 @@ const createReminderSchema = z
     remind_at: remindAt(),
     recipient_user_id: recipient().nullable().optional().describe("Default: the key's user; for a key without a user, the file's assignee"),
     channels: channels().nullable().optional().describe('Default ["in_app"]'),
+    status: listValue('reminder-statuses')
+      .refine((value) => value !== 'sent', 'cannot be set to sent: a reminder is sent by firing')
+      .nullable()
+      .optional()
+      .describe('Read-only on create (a new reminder is scheduled); sent is refused'),
     metadata: refusedMetadata(),
   })
   .meta({ id: 'CreateReminderRequest' });

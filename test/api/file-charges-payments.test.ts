@@ -60,14 +60,20 @@ describe('charges', () => {
       { description: 'x', amount: 1, milestone_id: MISSING_ID, milestone_status_key: 'completed' },
       { description: 'x', amount: 1, milestone_due_offset_days: 366 },
       { description: 'x', amount: 1, status: 'paid', milestone_due_offset_days: 1.5 },
+      // status is read-only: any value but the pending a new charge has is refused (resources.md §9.10).
+      { description: 'x', amount: 1, status: 'paid' },
+      { description: 'x', amount: 1, status: 'cancelled' },
+      { description: 'x', amount: 1, status: 'partial' },
     ]) {
       const response = await runtime.request('POST', charges(file.id), { key: tenant.apiKey, body });
       expect({ body, status: response.status }).toEqual({ body, status: 400 });
     }
+    expect((await call(tenant, 'POST', charges(file.id), { description: 'Pending fee', amount: 1, status: 'pending' }, 201)).status).toBe('pending');
     const list = await call(tenant, 'GET', charges(file.id));
-    expect(list.count).toBe(1);
+    expect(list.count).toBe(2);
     const timeline = await call(tenant, 'GET', `/mortgage-files/${file.id}/timeline?event_type=charge_created`);
-    expect(timeline.data.map((row: any) => row.metadata)).toEqual([{ charge_id: created.body.id, amount: 1500.5 }]);
+    expect(timeline.data.map((row: any) => row.metadata)).toHaveLength(2);
+    expect(timeline.data.map((row: any) => row.metadata)).toContainEqual({ charge_id: created.body.id, amount: 1500.5 });
   });
 
   test('due_date: a sent date is manual, null clears both; status is read-only except cancel and reinstate', async () => {

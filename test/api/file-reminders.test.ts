@@ -86,6 +86,8 @@ describe('file reminders: fields', () => {
       [{ ...base, metadata: null }, 'metadata'],
       [{ ...base, metadata: { a: 1 } }, 'metadata'],
       [{ ...base, metadata: 'x' }, 'metadata'],
+      // status is read-only, but `sent` is refused wherever it is sent (resources.md §9.2).
+      [{ ...base, status: 'sent' }, 'status'],
     ];
     for (const [body, field] of refused) {
       const response = await runtime.request('POST', reminders(file.id), { key: tenant.apiKey, body });
