@@ -203,8 +203,28 @@ async function resolve(context: WriteContext, lookup: Lookup, checks: WriteBatch
 const cycle = () => invalid('parent_task_id: a task cannot be its own ancestor');
 const tooDeep = () => invalid(`parent_task_id: a task chain is at most ${MAX_TASK_DEPTH} levels deep`);
 
-/** The parent and its ancestors: the task must not be one of them, and with them at most MAX_TASK_DEPTH levels. */
+/** Levels below a task: 0 without children (from the tasks' `parent_task_id` filters, one index read). */
+function levelsBelow(taskId: string, tasks: Array<{ id: string; filters: Record<string, unknown> }>): number {
+  const children = new Map<string, string[]>();
+  for (const task of tasks) {
+    const parentId = task.filters.parent_task_id;
+    if (typeof parentId === 'string') children.set(parentId, [...(children.get(parentId) ?? []), task.id]);
+  }
+  let levels = 0;
+  const seen = new Set([taskId]);
+  for (let level = children.get(taskId) ?? []; level.length > 0; levels++) {
+    level = level.flatMap((id) => (seen.has(id) ? [] : (seen.add(id), children.get(id) ?? [])));
+  }
+  return levels;
+}
+
+/**
+ * The parent and its ancestors: the task must not be one of them, and with them and the task's
+ * own descendants (a task moved with its subtree) at most MAX_TASK_DEPTH levels.
+ */
 async function checkChain(context: WriteContext, parent: StoredRecord, taskId: string | undefined, checks: WriteBatch): Promise<void> {
+  const tasks = taskId ? findRecordIds(taskEntity, context.organizationId) : undefined;
+  tasks?.catch(() => undefined);
   const chain: StoredRecord[] = [];
   let current: StoredRecord | undefined = parent;
   while (current) {
@@ -218,6 +238,8 @@ async function checkChain(context: WriteContext, parent: StoredRecord, taskId: s
     if (chain.length >= MAX_TASK_DEPTH - 1) throw next === taskId ? cycle() : tooDeep();
     current = await getRecord(taskEntity, context.organizationId, next, true);
   }
+  // The task sits one level below its chain; its deepest descendant that many levels lower.
+  if (taskId && chain.length + 1 + levelsBelow(taskId, await tasks!) > MAX_TASK_DEPTH) throw tooDeep();
 }
 
 /** The service's own writes (no key's user, nothing in the write log of a request). */

@@ -247,6 +247,16 @@ describe('spec §8 parent chains', () => {
     expect(loose.parent_task_id).toBe(chain[8].id);
     await expectInvalid(tenant, 'PATCH', `/tasks/${loose.id}`, { parent_task_id: chain[9].id }, 'parent_task_id');
     expect((await call(tenant, 'GET', `/tasks/${loose.id}`, undefined, 200)).body.parent_task_id).toBe(chain[8].id);
+
+    // A task moves with its subtree: a task with a child under level 9 would put the child at level 11.
+    const subtree = await createTask(tenant, { title: 'Subtree root' });
+    const child = await createTask(tenant, { title: 'Subtree child', parent_task_id: subtree.id });
+    const moved = await expectInvalid(tenant, 'PATCH', `/tasks/${subtree.id}`, { parent_task_id: chain[8].id }, 'parent_task_id');
+    expect(moved.body.details).toContain('10 levels');
+    expect((await call(tenant, 'GET', `/tasks/${subtree.id}`, undefined, 200)).body.parent_task_id).toBeNull();
+    // Under level 8 the child is at level 10: allowed.
+    expect((await call(tenant, 'PATCH', `/tasks/${subtree.id}`, { parent_task_id: chain[7].id }, 200)).body.parent_task_id).toBe(chain[7].id);
+    expect((await call(tenant, 'GET', `/tasks/${child.id}`, undefined, 200)).body.parent_task_id).toBe(subtree.id);
   });
 });
 
