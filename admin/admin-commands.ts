@@ -315,7 +315,7 @@ export const adminCommands: Record<string, CommandSpec> = {
     options: {},
     run: async (flags) => {
       // Checked first, so a missing --aws setting leaves nothing half-created.
-      intakeAdmin.addressBuilder(flags.aws === true);
+      await intakeAdmin.addressBuilder(flags.aws === true);
       const { organization_id } = await admin.createOrganization('Demo Mortgage Advisors');
       const { user_id } = await admin.createUser(organization_id, 'Demo Admin', 'admin@demo.example', 'admin');
       const { key_id, api_key } = await admin.createKey(organization_id, user_id, 'admin');

@@ -104,8 +104,19 @@ export async function addPaymentSource(organizationId: string, key: string, labe
   return inOrganization(organizationId, () => createPaymentSource(organizationId, source));
 }
 
-export function removePaymentSource(organizationId: string, key: string): Promise<PaymentSource> {
-  return inOrganization(organizationId, () => deactivatePaymentSource(organizationId, key));
+/**
+ * The printed shapes are the contract's (`{key, label, is_active}`, the template's fields): the
+ * Hebrew labels the seeded items also keep (for the app) are not printed, so a seeded item and one
+ * made with `create` print alike.
+ */
+function contractShape<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(contractShape) as T;
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).filter(([name]) => name !== 'label_he').map(([name, field]) => [name, contractShape(field)])) as T;
+}
+
+export async function removePaymentSource(organizationId: string, key: string): Promise<PaymentSource> {
+  return contractShape(await inOrganization(organizationId, () => deactivatePaymentSource(organizationId, key)));
 }
 
 function integer(option: string, value: string, minimum?: number): number {
@@ -157,8 +168,8 @@ async function orderAfterLast(organizationId: string): Promise<number> {
   return templates.length === 0 ? ORDER_STEP : Math.max(...templates.map((template) => template.order)) + ORDER_STEP;
 }
 
-export function removeMilestoneTemplate(organizationId: string, key: string): Promise<MilestoneTemplate> {
-  return inOrganization(organizationId, () => deactivateMilestoneTemplate(organizationId, key));
+export async function removeMilestoneTemplate(organizationId: string, key: string): Promise<MilestoneTemplate> {
+  return contractShape(await inOrganization(organizationId, () => deactivateMilestoneTemplate(organizationId, key)));
 }
 
 export async function addDocumentTemplate(organizationId: string, key: string, labelText: string, perBorrower: boolean): Promise<DocumentTemplate> {
@@ -166,6 +177,6 @@ export async function addDocumentTemplate(organizationId: string, key: string, l
   return inOrganization(organizationId, () => createDocumentTemplate(organizationId, template));
 }
 
-export function removeDocumentTemplate(organizationId: string, key: string): Promise<DocumentTemplate> {
-  return inOrganization(organizationId, () => deactivateDocumentTemplate(organizationId, key));
+export async function removeDocumentTemplate(organizationId: string, key: string): Promise<DocumentTemplate> {
+  return contractShape(await inOrganization(organizationId, () => deactivateDocumentTemplate(organizationId, key)));
 }

@@ -1,5 +1,5 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import {
   endpointToItem,
@@ -61,8 +61,13 @@ export interface IntakeAddresses {
   direct_url: string;
 }
 
-/** `{intake_url}/hooks/leads/<token>` and `{intake_direct_url}/<token>`, locally or as deployed (`--aws`). */
-export function addressBuilder(aws: boolean): (token: string) => IntakeAddresses {
+/**
+ * `{intake_url}/hooks/leads/<token>` and `{intake_direct_url}/<token>`, locally or as deployed
+ * (`--aws`). Locally: `PORT` and `INTAKE_DIRECT_PORT` when set; otherwise the addresses `npm start`
+ * recorded in the database it runs on (the command line finds it by the same variables), so they
+ * are the ports it actually serves on; otherwise the default ports.
+ */
+export async function addressBuilder(aws: boolean): Promise<(token: string) => IntakeAddresses> {
   const config = getConfig();
   let base = `http://127.0.0.1:${config.PORT}`;
   let direct = `http://127.0.0.1:${config.INTAKE_DIRECT_PORT}`;
@@ -72,6 +77,12 @@ export function addressBuilder(aws: boolean): (token: string) => IntakeAddresses
     }
     base = config.PUBLIC_BASE_URL;
     direct = config.INTAKE_DIRECT_URL;
+  } else if (process.env.PORT === undefined && process.env.INTAKE_DIRECT_PORT === undefined) {
+    const { Item: recorded } = await getDocumentClient().send(new GetCommand({ TableName: getTableName(), Key: keys.localAddresses() }));
+    if (typeof recorded?.intake_url === 'string' && typeof recorded.intake_direct_url === 'string') {
+      base = recorded.intake_url;
+      direct = recorded.intake_direct_url;
+    }
   }
   const trim = (url: string) => url.replace(/\/+$/, '');
   return (token) => ({ url: `${trim(base)}/hooks/leads/${token}`, direct_url: `${trim(direct)}/${token}` });
@@ -112,7 +123,7 @@ async function requireEndpoint(flags: Flags): Promise<IntakeEndpoint> {
 }
 
 export async function createIntake(flags: Flags) {
-  const addresses = addressBuilder(flags.aws === true);
+  const addresses = await addressBuilder(flags.aws === true);
   const organization = await requireOrganization(requiredText(flags, 'org'));
   const duplicateMode = text(flags, 'duplicate-mode') ?? 'flag';
   if (!(DUPLICATE_MODES as readonly string[]).includes(duplicateMode)) throw new AdminInputError('--duplicate-mode must be flag, reuse or none');
@@ -208,7 +219,7 @@ export async function createIntake(flags: Flags) {
 
 /** A new token; the old one stops working at once (its item is deleted in the same transaction). */
 export async function rotateIntakeToken(flags: Flags) {
-  const addresses = addressBuilder(flags.aws === true);
+  const addresses = await addressBuilder(flags.aws === true);
   const endpoint = await requireEndpoint(flags);
   const oldToken = await getTokenItem(endpoint.token_hash);
   const organization = await requireOrganization(endpoint.organization_id);

@@ -160,6 +160,14 @@ export async function deactivateUser(userId: string) {
   return { user_id: userId, is_active: false };
 }
 
+/** `YYYY-MM-DD`, optionally `THH:MM[:SS[.fff]]` and a zone (`Z` or `±HH:MM`). */
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+const isCalendarDay = (day: string) => {
+  const date = new Date(`${day}T00:00:00Z`);
+  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === day;
+};
+
 export async function createKey(organizationId: string, userId: string, permissionList: string, expiresAt?: string) {
   const organization = await requireOrganization(organizationId);
   const user = await getUser(userId);
@@ -171,8 +179,8 @@ export async function createKey(organizationId: string, userId: string, permissi
   if (unknown.length > 0) throw new AdminInputError(`unknown permission(s): ${unknown.join(', ')}`);
   let keyExpiresAt: string | null = null;
   if (expiresAt !== undefined) {
-    const parsed = Date.parse(expiresAt);
-    if (Number.isNaN(parsed)) throw new AdminInputError('--expires-at must be an ISO 8601 date-time');
+    const parsed = ISO_DATE_TIME.test(expiresAt) && isCalendarDay(expiresAt.slice(0, 10)) ? Date.parse(expiresAt) : Number.NaN;
+    if (Number.isNaN(parsed)) throw new AdminInputError('--expires-at must be an ISO 8601 date or date-time, for example 2030-01-31 or 2030-01-31T18:00:00Z');
     keyExpiresAt = new Date(parsed).toISOString();
   }
   const apiKey = generateApiKey();

@@ -1,5 +1,8 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { configureService } from '../shared/config';
+import { getDocumentClient } from '../shared/storage/dynamo-client';
+import { keys } from '../shared/storage/keys';
 import { COMMON_HEADERS, INTAKE_HEADERS } from '../shared/http/response';
 import { groupForPath } from '../shared/http/route-table';
 import { startDynamoDbLocal, type DynamoDbLocalProcess } from './dynamodb-local';
@@ -94,6 +97,13 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     stops.push(() => intakeDirect.close());
     // The admin command line run in this process prints intake addresses with the ports actually bound.
     configureService({ ...settings, PORT: api.port, INTAKE_DIRECT_PORT: intakeDirect.port });
+    // For the admin command line in another process: the intake addresses it prints are these.
+    await getDocumentClient().send(
+      new PutCommand({
+        TableName: options.tableName,
+        Item: { ...keys.localAddresses(), entity: 'local_runtime', base_url: api.url, intake_url: api.url, intake_direct_url: intakeDirect.url },
+      }),
+    );
 
     if (options.events !== false) {
       const pipeline = await startEventPipeline({

@@ -3,7 +3,10 @@
  */
 export type Action = 'read' | 'write' | 'delete';
 
-export const KNOWN_PERMISSION = /^(admin|\*|read|write|[a-z-]+:(\*|read|write|delete))$/;
+/** The API's resources: the first path segment of its routes (spec §5, resources.md §11). */
+export const PERMISSION_RESOURCES = ['leads', 'customers', 'contacts', 'mortgage-files', 'tasks', 'lists', 'webhooks'] as const;
+
+export const KNOWN_PERMISSION = new RegExp(`^(admin|\\*|read|write|(${PERMISSION_RESOURCES.join('|')}):(\\*|read|write|delete))$`);
 
 export function actionForMethod(method: string): Action {
   switch (method.toUpperCase()) {

@@ -18,6 +18,8 @@ const shardOf = (id: string, shards: number): number => {
 };
 
 export const keys = {
+  /** The addresses the local runtime (`npm start`) serves on, recorded when it starts, for the admin command line. */
+  localAddresses: (): ItemKey => ({ pk: 'LOCAL#RUNTIME', sk: 'ADDRESSES' }),
   organization: (organizationId: string): ItemKey => ({ pk: `ORG#${organizationId}`, sk: 'ORG' }),
   leadCounters: (organizationId: string): ItemKey => ({ pk: `ORG#${organizationId}`, sk: 'COUNTERS#LEAD' }),
   organizationCollection: () => ({ gsi1pk: 'ORGS' }),
