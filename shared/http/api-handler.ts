@@ -11,6 +11,7 @@ import { isUuid } from '../ids';
 import { responseDeviations } from './response-check';
 import { getLogger } from '../logger';
 import { parseJsonWithoutUnsafeKeys } from '../validation/safe-keys';
+import { withBlankStringsResolved } from '../validation/blank-strings';
 import { accessLog, errorMapper, normalize, route, stateOf, states, type ApiRequest, type PipelineState } from './api-pipeline';
 import { badRequest, forbidden } from './errors';
 import type { Operation } from './operation';
@@ -129,7 +130,10 @@ async function invoke(event: APIGatewayProxyEventV2, auth: AuthContext | undefin
   let body: unknown = undefined;
   if (operation.body) {
     try {
-      const parsed = operation.body.safeParse(parseJsonBody(event));
+      const sent = parseJsonBody(event);
+      let parsed = operation.body.safeParse(sent);
+      // A date, id or enum value sent blank or with blanks around it (resources.md §1 "Strings").
+      if (!parsed.success) parsed = operation.body.safeParse(withBlankStringsResolved(operation.body, sent));
       if (!parsed.success) throw badRequest('Validation failed', { details: describeIssues(parsed.error) });
       body = parsed.data;
     } catch (error) {

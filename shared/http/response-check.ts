@@ -1,4 +1,5 @@
 import type * as z from 'zod';
+import { unwrapSchema as unwrap } from '../validation/schema-shape';
 
 /**
  * Where an answer leaves its documented schema: a value of the wrong type, or a field the schema
@@ -12,22 +13,8 @@ export function responseDeviations(schema: z.ZodType, body: unknown): string[] {
   return problems;
 }
 
-function unwrap(schema: z.ZodType): z.ZodType {
-  let current = schema as unknown as { def: { type: string; innerType?: z.ZodType; in?: z.ZodType } };
-  for (;;) {
-    const { type } = current.def;
-    if ((type === 'nullable' || type === 'optional' || type === 'default' || type === 'readonly') && current.def.innerType) {
-      current = current.def.innerType as unknown as typeof current;
-    } else if (type === 'pipe' && current.def.in) {
-      current = current.def.in as unknown as typeof current;
-    } else {
-      return current as unknown as z.ZodType;
-    }
-  }
-}
-
 function collectUndocumented(schema: z.ZodType, value: unknown, path: string, problems: string[]): void {
-  const inner = unwrap(schema) as unknown as { def: { type: string; shape?: Record<string, z.ZodType>; element?: z.ZodType; catchall?: z.ZodType } };
+  const inner = unwrap(schema);
   if (value === null || typeof value !== 'object') return;
   if (inner.def.type === 'array' && Array.isArray(value) && inner.def.element) {
     value.forEach((item, index) => collectUndocumented(inner.def.element!, item, `${path}[${index}]`, problems));

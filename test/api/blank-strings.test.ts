@@ -1,0 +1,60 @@
+import { useTestRuntime, type TestRuntime } from '../support/test-runtime';
+
+/**
+ * resources.md §1 "Strings": trimmed; an empty string in an optional field is stored as `null`
+ * (its default applies on create, an update clears it) — also for fields that are not free text:
+ * dates, ids, enum values, `currency`. Over real HTTP against DynamoDB Local.
+ */
+const runtime = useTestRuntime({ events: false });
+
+type Tenant = Awaited<ReturnType<TestRuntime['organization']>>;
+type Body = Record<string, any>;
+
+async function call(tenant: Tenant, method: string, path: string, body?: unknown, expected = 200): Promise<Body> {
+  const response = await runtime.request(method, path, { key: tenant.apiKey, body });
+  expect({ method, path, body, status: response.status, answer: response.status === expected ? undefined : response.body }).toEqual({
+    method, path, body, status: expected, answer: undefined,
+  });
+  return response.body;
+}
+
+describe('resources.md §1: blank strings in optional fields are null, blanks around a value are trimmed', () => {
+  test('charges, payments, document statuses, bank accounts, analyses: "" is null (or the default); " ILS " is ILS', async () => {
+    const tenant = await runtime.organization();
+    const file = await call(tenant, 'POST', '/mortgage-files', { borrowers: [{ first_name: 'Dana', last_name: 'Cohen' }] }, 201);
+    const at = (path: string) => `/mortgage-files/${file.id}${path}`;
+
+    const charge = await call(tenant, 'POST', at('/charges'), { description: 'Fee', amount: 100, due_date: '', milestone_id: '', milestone_status_key: '', currency: ' ILS ' }, 201);
+    expect(charge).toMatchObject({ due_date: null, due_date_source: null, milestone_id: null, milestone_status_key: null, currency: 'ILS' });
+    const dated = await call(tenant, 'PATCH', at(`/charges/${charge.id}`), { due_date: '2030-01-31' });
+    expect(dated).toMatchObject({ due_date: '2030-01-31', due_date_source: 'manual' });
+    expect(await call(tenant, 'PATCH', at(`/charges/${charge.id}`), { due_date: '' })).toMatchObject({ due_date: null, due_date_source: null });
+
+    const payment = await call(tenant, 'POST', at('/payments'), { amount: 10, payment_source: ' cash ', paid_at: '', charge_id: '' }, 201);
+    expect(payment).toMatchObject({ charge_id: null, payment_source: 'cash' });
+    expect(payment.paid_at).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+
+    const status = await call(tenant, 'POST', at('/document-statuses'), { document_type: 'id_card', requirement_id: '', borrower_id: '', status: '' }, 201);
+    expect(status).toMatchObject({ requirement_id: null, borrower_id: null, status: 'missing' });
+
+    const account = await call(tenant, 'POST', at('/bank-accounts'), { bank_code: '12', borrower_id: '' }, 201);
+    expect(account.borrower_id).toBeNull();
+
+    const analysis = await call(tenant, 'POST', at('/analyses'), { analysis_data: { a: 1 }, analysis_type: '' }, 201);
+    expect(analysis.analysis_type).toBe('other');
+
+    // A required value is still required, and a wrong value is still wrong.
+    await call(tenant, 'POST', at('/charges'), { description: 'Fee', amount: '' }, 400);
+    await call(tenant, 'POST', at('/charges'), { description: 'Fee', amount: 1, currency: ' USD ' }, 400);
+    await call(tenant, 'POST', at('/document-statuses'), { document_type: '' }, 400);
+  });
+
+  test('customers: an enum value with blanks around it is the value; "" still clears (null never does)', async () => {
+    const tenant = await runtime.organization();
+    const customer = await call(tenant, 'POST', '/customers', { first_name: 'Dana', last_name: 'Cohen', marital_status: ' married ', birth_date: ' 1990-05-01 ' }, 201);
+    expect(customer).toMatchObject({ marital_status: 'married', birth_date: '1990-05-01' });
+    expect(await call(tenant, 'PATCH', `/customers/${customer.id}`, { marital_status: '' })).toMatchObject({ marital_status: null });
+    expect(await call(tenant, 'PATCH', `/customers/${customer.id}`, { birth_date: null, city: 'Haifa' })).toMatchObject({ birth_date: '1990-05-01', city: 'Haifa' });
+    await call(tenant, 'PATCH', `/customers/${customer.id}`, { marital_status: 'complicated' }, 400);
+  });
+});
