@@ -76,7 +76,9 @@ export function deriveEvents(change: StreamChange): DerivedEvent[] {
   const matching = rules.rules.filter((rule) => rule.when(change));
   if (matching.length === 0) return [];
 
-  const changes = change.kind === 'updated' ? snapshotChanges(change.before ?? {}, change.after ?? {}, rules.snapshotFields) : {};
+  // An update's changes; a created item that stands for a record shown before it (a milestone's first progress) changes from that.
+  const before = change.kind === 'updated' ? change.before : change.kind === 'created' && change.after ? rules.shownBeforeCreated?.(change.after) : undefined;
+  const changes = before ? snapshotChanges(before, change.after ?? {}, rules.snapshotFields) : {};
   const snapshot = snapshotOf(item, rules.snapshotFields);
   if ('id' in snapshot) snapshot.id = objectId;
   const { at, exact } = occurrence(change);

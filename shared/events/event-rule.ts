@@ -27,6 +27,12 @@ export interface EntityEventRules {
    * milestone row is the milestone, named by its template's `milestone_id` (resources.md §10).
    */
   objectId?(item: Item): unknown;
+  /**
+   * For an item whose creation is not the object's (a carried-over milestone's first progress row:
+   * the milestone was listed before, pending): the object as it was shown before, so the event's
+   * `data.changes` names what changed. Without it a created item's events have empty `changes`.
+   */
+  shownBeforeCreated?(after: Item): Item;
   rules: EventRule[];
 }
 

@@ -35,6 +35,8 @@ export const MILESTONE_EVENT_RULES: EntityEventRules = {
   object: 'milestone',
   snapshotFields: MILESTONE_SNAPSHOT_FIELDS,
   objectId: (item) => item.milestone_id,
+  // A carried-over milestone was listed pending, not completed, until its first progress row.
+  shownBeforeCreated: (after) => ({ ...after, status: 'pending', completed_at: null }),
   rules: [
     {
       type: 'milestone.completed',

@@ -98,7 +98,11 @@ describe('resources.md §10 money and milestone events', () => {
       [['milestone.completed', documents.milestone_id], ['milestone.completed', late.milestone_id]].sort((a, b) => `${a[0]}${a[1]}`.localeCompare(`${b[0]}${b[1]}`)),
     );
     const lateEvent = bodies.find((body) => body.data.id === late.milestone_id)!;
-    expect(lateEvent.data.changes).toEqual({});
-    expect(lateEvent.data.milestone).toMatchObject({ id: late.milestone_id, key: 'late_step', status: 'completed' });
+    // It was listed pending until then: the event names what changed (spec §6: only created and deleted events have none).
+    expect(lateEvent.data.changes).toEqual({
+      status: { from: 'pending', to: 'completed' },
+      completed_at: { from: null, to: lateEvent.data.milestone.completed_at },
+    });
+    expect(lateEvent.data.milestone).toMatchObject({ id: late.milestone_id, key: 'late_step', status: 'completed', completed_at: expect.any(String) });
   });
 });
