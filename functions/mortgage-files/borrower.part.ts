@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { isAllowed } from '../../shared/auth/permissions';
 import { conflict, forbidden, noUpdatableFields, validationFailed as invalid } from '../../shared/http/errors';
+import { planChildRewrite, readChildren } from '../../shared/resources/child-collection';
 import { definePart, partsOf, planPartDelete, siblingsOf, type Family } from '../../shared/resources/child-entity';
 import type { StoredRecord } from '../../shared/resources/entity';
 import { getRecord, getRecords, planCreate, planUpdate, sameValue } from '../../shared/resources/entity.repository';
@@ -204,14 +205,24 @@ export const borrowerPart = definePart({
     if (Object.keys(changes).length === 0 && Object.keys(inline).length === 0) throw noUpdatableFields();
     return changes;
   },
-  beforeDelete(record, context, family, batch) {
+  async beforeDelete(record, context, family, batch) {
     const borrowers = siblingsOf(family, borrowerPart);
     if (borrowers.length > 1 && mainBorrowerOf(borrowers)?.id === record.id) {
       throw conflict('Main borrower', { details: 'The main borrower cannot be removed while the file has other borrowers' });
     }
     // The borrower's incomes, bank accounts, obligations and requirements go with it (resources.md §6).
+    const gone = new Set<unknown>([record.id]);
     for (const part of partsOf(mortgageFileEntity).filter((candidate) => OWNED_BY_BORROWER.has(candidate.type))) {
-      for (const owned of siblingsOf(family, part).filter((candidate) => candidate.borrower_id === record.id)) planPartDelete(part, context, family, owned, batch, false);
+      for (const owned of siblingsOf(family, part).filter((candidate) => candidate.borrower_id === record.id)) {
+        planPartDelete(part, context, family, owned, batch, false);
+        gone.add(owned.id);
+      }
+    }
+    // Its document statuses stay, no longer linked to it or its requirements (§9.8 unlinked_statuses), in the same write.
+    const { documentStatusChild } = await import('./document-status.child');
+    const statuses = await readChildren(documentStatusChild, context.organizationId, family.parent.id, true);
+    for (const status of statuses.filter((row) => gone.has(row.borrower_id) || gone.has(row.requirement_id))) {
+      planChildRewrite(documentStatusChild, status, { requirement_id: null, borrower_id: null }, batch, context);
     }
   },
   /** The borrower's own requirements (resources.md §6, §9.8), in its transaction (templates read once per request). */

@@ -132,9 +132,23 @@ describe('resources.md §6: a borrower added later gets the per-borrower require
     expect(again.status).toBe(409);
     expect(await requirements(tenant, file.id)).toHaveLength(FILE_KEYS.length + BORROWER_KEYS.length + 2);
 
+    // A document status of Avi's id card, and one of Dana's.
+    const aviCard = (await requirements(tenant, file.id)).find((row) => row.borrower_id === avi.id && row.key === 'id_card')!;
+    const danaCard = (await requirements(tenant, file.id)).find((row) => row.borrower_id === dana.id && row.key === 'id_card')!;
+    const aviStatus = await call(tenant, 'POST', `/mortgage-files/${file.id}/document-statuses`, { document_type: 'id_card', requirement_id: aviCard.id, status: 'received' });
+    expect(aviStatus.body).toMatchObject({ requirement_id: aviCard.id, borrower_id: avi.id });
+    const danaStatus = await call(tenant, 'POST', `/mortgage-files/${file.id}/document-statuses`, { document_type: 'id_card', requirement_id: danaCard.id, status: 'received' });
+
     const removed = await call(tenant, 'DELETE', `/mortgage-files/${file.id}/borrowers/${avi.id}`);
     expect(removed.status).toBe(200);
     expect(keysByOwner(await requirements(tenant, file.id))).toEqual({ file: FILE_KEYS, [dana.id]: BORROWER_KEYS });
+    // Avi's status stays, no longer linked to Avi or his requirement (resources.md §9.8: an unlinked status); Dana's is untouched.
+    const kept = await call(tenant, 'GET', `/mortgage-files/${file.id}/document-statuses/${aviStatus.body.id}`);
+    expect(kept.body).toMatchObject({ status: 'received', requirement_id: null, borrower_id: null });
+    expect(kept.headers.get('etag')).not.toBe(aviStatus.headers.get('etag'));
+    expect((await call(tenant, 'GET', `/mortgage-files/${file.id}/document-statuses/${danaStatus.body.id}`)).body).toMatchObject({ requirement_id: danaCard.id, borrower_id: dana.id });
+    const listed = await call(tenant, 'GET', `/mortgage-files/${file.id}/required-documents`);
+    expect(listed.body.data.unlinked_statuses.map((row: Body) => row.id)).toEqual([aviStatus.body.id]);
 
     // The last borrower goes with its requirements too; the file's own stay.
     expect((await call(tenant, 'DELETE', `/mortgage-files/${file.id}/borrowers/${dana.id}`)).status).toBe(200);
