@@ -27,6 +27,19 @@ function readBody(request: IncomingMessage): Promise<Buffer | 'too-large'> {
 }
 
 /**
+ * The request target as a URL on this host. A target such as `//` or `//x` is a path here (a
+ * browser would read a host after the two slashes), so it is never taken for an authority.
+ */
+export function requestUrl(request: IncomingMessage): URL {
+  const target = request.url ?? '/';
+  const url = new URL('http://localhost');
+  const queryAt = target.indexOf('?');
+  url.pathname = queryAt < 0 ? target : target.slice(0, queryAt);
+  url.search = queryAt < 0 ? '' : target.slice(queryAt);
+  return url;
+}
+
+/**
  * Turns a Node HTTP request into an API Gateway HTTP API (payload format 2.0) event, the same
  * shape the deployed functions receive. `rawPath` may be rewritten (Function URL adapter).
  */
@@ -35,7 +48,7 @@ export function toHttpApiEvent(
   body: Buffer,
   options: { routeKey?: string; rawPath?: string; pathParameters?: Record<string, string> } = {},
 ): APIGatewayProxyEventV2 {
-  const url = new URL(request.url ?? '/', 'http://localhost');
+  const url = requestUrl(request);
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(request.headers)) {
     if (value === undefined) continue;
@@ -106,8 +119,15 @@ export async function startHttpServer(
   /** The headers of the server's own answers (a body over the 10 MB API Gateway limit, a failure): those its routes answer with. */
   headersFor: (request: IncomingMessage) => Record<string, string> = () => ({ 'Content-Type': 'application/json; charset=utf-8' }),
 ): Promise<RunningServer> {
-  const answer = (request: IncomingMessage, response: ServerResponse, status: number, error: string) =>
-    writeResult(response, { statusCode: status, headers: headersFor(request), body: JSON.stringify({ error, status }) });
+  const answer = (request: IncomingMessage, response: ServerResponse, status: number, error: string) => {
+    let headers: Record<string, string>;
+    try {
+      headers = headersFor(request);
+    } catch {
+      headers = { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'private, no-store' };
+    }
+    writeResult(response, { statusCode: status, headers, body: JSON.stringify({ error, status }) });
+  };
   const server = createServer((request, response) => {
     readBody(request)
       .then(async (body) => {

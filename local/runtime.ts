@@ -7,7 +7,7 @@ import { COMMON_HEADERS, INTAKE_HEADERS } from '../shared/http/response';
 import { groupForPath } from '../shared/http/route-table';
 import { startDynamoDbLocal, type DynamoDbLocalProcess } from './dynamodb-local';
 import { apiFunction } from './function-registry';
-import { startHttpServer, toHttpApiEvent, type RunningServer } from './http-adapter';
+import { requestUrl, startHttpServer, toHttpApiEvent, type RunningServer } from './http-adapter';
 import { localLambdaContext } from './lambda-context';
 import { startEventPipeline, startReminderPoller } from './event-pipeline';
 import { createLocalQueue, localSqsClient, startSqsServer } from './sqs-server';
@@ -87,7 +87,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       const group = groupForPath(event.rawPath);
       const handler = await apiFunction(group);
       return handler(event, localLambdaContext(group));
-    }, (request) => (isIntakeRoute(new URL(request.url ?? '/', 'http://local').pathname) ? INTAKE_HEADERS : COMMON_HEADERS));
+    }, (request) => (isIntakeRoute(requestUrl(request).pathname) ? INTAKE_HEADERS : COMMON_HEADERS));
     stops.push(() => api.close());
 
     // {intake_direct_url}/{token}: the Function URL, with the socket's own address as the source IP.

@@ -88,7 +88,8 @@ export function flattenFields(body: BodyTree, format: BodyFormat): FlattenResult
     format === 'form' ? path[0] + path.slice(1).map((part) => `[${part}]`).join('') : path.join('.');
 
   const walk = (node: unknown, path: string[]): void => {
-    if (node === null || node === undefined) return;
+    // No form nests its fields this deep: deeper values are not read (and never recursed into).
+    if (node === null || node === undefined || path.length > MAX_FIELD_DEPTH) return;
     const text = scalarText(node);
     if (text !== undefined) {
       emit({ key: keyOf(path), path, names: leafNames(path), hints: [], value: text, topLevel: path.length === 1, container: path[0] });
@@ -110,6 +111,9 @@ export function flattenFields(body: BodyTree, format: BodyFormat): FlattenResult
   for (const [name, child] of Object.entries(root)) walk(child, [name]);
   return { fields, skipped };
 }
+
+/** Levels of nesting read in a submitted body (`a[b][c]`, nested JSON objects and arrays). */
+export const MAX_FIELD_DEPTH = 32;
 
 /** The last path part, or its parents when the last part says nothing (`[value]`, `[full]`, an index). */
 function leafNames(path: string[]): string[] {

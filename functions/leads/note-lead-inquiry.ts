@@ -1,3 +1,4 @@
+import { conflictBackoff, WRITE_ATTEMPTS } from '../../shared/resources/write-batch';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { newId, nowIso } from '../../shared/ids';
 import { getDocumentClient, getTableName } from '../../shared/storage/dynamo-client';
@@ -9,7 +10,6 @@ import type { Lead } from './lead.schema';
 
 /** The lead's details note holds at most this much; the oldest text gives way to new inquiries. */
 const MAX_DETAILS_NOTE = 20_000;
-const ATTEMPTS = 3;
 
 export interface LeadInquiry {
   /** `label: value` lines describing the new inquiry. */
@@ -70,7 +70,8 @@ export async function noteLeadInquiry(
       await transactWrite(items);
       return { ...lead, details_note: detailsNote, updated_at: now };
     } catch (error) {
-      if (!(error instanceof TransactionConditionFailed) || !error.failedIndexes.includes(0) || attempt >= ATTEMPTS) throw error;
+      if (!(error instanceof TransactionConditionFailed) || !error.failedIndexes.includes(0) || attempt >= WRITE_ATTEMPTS) throw error;
+      await conflictBackoff(attempt);
     }
   }
 }

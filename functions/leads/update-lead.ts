@@ -1,3 +1,4 @@
+import { conflictBackoff, WRITE_ATTEMPTS } from '../../shared/resources/write-batch';
 import { concurrentChange, noUpdatableFields, recordNotFound } from '../../shared/http/errors';
 import { assertPrecondition, preconditionFailed, versionCondition, versionOf, withVersion } from '../../shared/http/record-version';
 import { newId, nowIso } from '../../shared/ids';
@@ -18,7 +19,6 @@ export interface LeadChangeOptions {
   statusNotes?: string | null;
 }
 
-const ATTEMPTS = 3;
 
 /**
  * PUT/PATCH /leads/{id} and PATCH /leads/{id}/status (spec §3 Lead): only changed fields are
@@ -130,7 +130,8 @@ export async function updateLead(
       if (!(error instanceof TransactionConditionFailed) || !error.failedIndexes.includes(0)) throw error;
       // Changed since the client's If-Match was read: never retried over the client's head.
       if (context.ifMatch) throw preconditionFailed();
-      if (attempt >= ATTEMPTS) throw concurrentChange('The lead');
+      if (attempt >= WRITE_ATTEMPTS) throw concurrentChange('The lead');
+      await conflictBackoff(attempt);
     }
   }
 }

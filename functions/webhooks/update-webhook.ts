@@ -1,3 +1,4 @@
+import { conflictBackoff, WRITE_ATTEMPTS } from '../../shared/resources/write-batch';
 import { isDeepStrictEqual } from 'node:util';
 import { concurrentChange, noUpdatableFields, recordNotFound } from '../../shared/http/errors';
 import { nowIso } from '../../shared/ids';
@@ -10,7 +11,6 @@ import type { UpdateWebhookInput } from './webhook.schema';
 import { validatedWebhookUrl } from './webhook-url-validation';
 
 const UPDATABLE_FIELDS = ['url', 'events', 'description', 'is_active'] as const;
-const ATTEMPTS = 3;
 
 /**
  * PUT/PATCH /webhooks/{id}. Reactivation (`is_active: true` on a disabled endpoint) moves
@@ -65,7 +65,8 @@ export async function updateWebhook(context: WebhookContext, endpointId: string,
       return { ...endpoint, ...changes };
     } catch (error) {
       if (!(error instanceof TransactionConditionFailed) || !error.failedIndexes.includes(0)) throw error;
-      if (attempt >= ATTEMPTS) throw concurrentChange('The webhook endpoint');
+      if (attempt >= WRITE_ATTEMPTS) throw concurrentChange('The webhook endpoint');
+      await conflictBackoff(attempt);
     }
   }
 }

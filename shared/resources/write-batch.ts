@@ -129,13 +129,26 @@ export class WriteBatch {
  * Runs a read-decide-write step again when its record moved under it (at most `attempts` times).
  * A record that keeps moving (many concurrent writers) is a retryable 500 with a JSON body, nothing written.
  */
-export async function retryOnVersionConflict<T>(step: () => Promise<T>, attempts = 3): Promise<T> {
+export async function retryOnVersionConflict<T>(step: () => Promise<T>, attempts = WRITE_ATTEMPTS): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await step();
     } catch (error) {
       if (!(error instanceof VersionConflict)) throw error;
       if (attempt >= attempts) throw concurrentChange('The record');
+      await conflictBackoff(attempt);
     }
   }
+}
+
+/** Tries of a read-decide-write step whose record keeps moving under it, before a retryable 500. */
+export const WRITE_ATTEMPTS = 8;
+
+/**
+ * A short random pause before reading a contended record again (full jitter, growing with the
+ * attempt: at most 10, 20, ... ms), so concurrent writers of one record spread out instead of
+ * colliding again at once.
+ */
+export function conflictBackoff(attempt: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
 }

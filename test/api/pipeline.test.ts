@@ -163,6 +163,28 @@ describe('spec §7 errors and §4 common rules', () => {
     expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
   });
 
+  test('concurrent updates of one lead and one customer all land (each retried on the fresh record), none is a 500', async () => {
+    const tenant = await runtime.organization('admin');
+    const lead = await newLead(tenant.apiKey);
+    const customer = await runtime.request('POST', '/customers', { key: tenant.apiKey, body: { first_name: 'Dana', last_name: 'Cohen' } });
+    const writes = Array.from({ length: 12 }, (_, index) => [
+      runtime.request('PATCH', `/leads/${lead.id}`, { key: tenant.apiKey, body: { notes: `note ${index}` } }),
+      runtime.request('PATCH', `/customers/${customer.body.id}`, { key: tenant.apiKey, body: { notes: `note ${index}` } }),
+    ]).flat();
+    const statuses = (await Promise.all(writes)).map((response) => response.status);
+    expect(statuses).toEqual(writes.map(() => 200));
+  });
+
+  test('odd request targets (// and //x) are paths, never a host: answered like any path, and the server keeps serving', async () => {
+    for (const [target, status] of [['//', 404], ['//?x=1', 404], ['//leads', 401]] as const) {
+      const response = await fetch(`${runtime.baseUrl}${target}`);
+      expect({ target, status: response.status }).toEqual({ target, status });
+    }
+    const direct = await fetch(`${runtime.intakeDirectUrl}//`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+    expect(direct.status).toBe(404);
+    expect((await runtime.request('GET', '/leads', { key: org.apiKey })).status).toBe(200);
+  });
+
   test('malformed JSON is 400', async () => {
     const response = await runtime.request('POST', '/leads', { key: org.apiKey, rawBody: '{"first_name": ', headers: { 'content-type': 'application/json' } });
     expect(response.status).toBe(400);

@@ -197,3 +197,25 @@ describe('spec §4: a lead is never lost over a number it cannot store', () => {
     expect(lead.details_note).toBe('long: kept in the note\nq100: a100');
   });
 });
+
+describe('spec §4 Body: nesting no form uses', () => {
+  test('a field nested thousands of levels deep (a form key a[b][b]..., or JSON) is not read; the lead is taken, never a 500', async () => {
+    const deepKey = `a${'[b]'.repeat(5000)}`;
+    const form = await leadFor(`phone=${encodeURIComponent(uniquePhone())}&${deepKey}=1&first_name=Deep`, 'application/x-www-form-urlencoded');
+    expect(form.first_name).toBe('Deep');
+    expect(form.details_note ?? '').not.toContain('[b][b]');
+    const deeperJson = `{"phone":"${uniquePhone()}","first_name":"Deeper","a":${'{"b":'.repeat(40)}"x"${'}'.repeat(40)}}`;
+    const json = await leadFor(deeperJson, 'application/json');
+    expect(json.first_name).toBe('Deeper');
+    expect(json.details_note ?? '').not.toContain('a.b.b');
+    // JSON nested thousands deep is no JSON a form sends: a 400 invalid_body, nothing saved.
+    const before = await leadCount(runtime, tenant);
+    const deepest = `{"phone":"${uniquePhone()}","a":${'{"b":'.repeat(5000)}1${'}'.repeat(5000)}}`;
+    const refused = await postIntake(runtime, intake.token, deepest, { headers: { 'content-type': 'application/json' } });
+    expect({ status: refused.status, ok: refused.body.ok }).toEqual({ status: 400, ok: false });
+    expect(await leadCount(runtime, tenant)).toBe(before);
+    // Nesting a form does use is still read.
+    const nested = await leadFor(`fields[phone][value]=${encodeURIComponent(uniquePhone())}&fields[name][value]=Shallow`, 'application/x-www-form-urlencoded');
+    expect(nested.first_name).toBe('Shallow');
+  });
+});

@@ -1,5 +1,5 @@
 import { ApiError } from '../../shared/http/errors';
-import { retryOnVersionConflict, VersionConflict } from '../../shared/resources/write-batch';
+import { retryOnVersionConflict, VersionConflict, WRITE_ATTEMPTS } from '../../shared/resources/write-batch';
 
 describe('retryOnVersionConflict', () => {
   test('runs the step again while its record moves, and returns the first result that lands', async () => {
@@ -26,6 +26,16 @@ describe('retryOnVersionConflict', () => {
       status: 500,
       details: 'The record changed concurrently while this request was written; nothing was saved, retry it',
     });
+  });
+
+  test('by default a contended step is tried WRITE_ATTEMPTS (8) times', async () => {
+    let calls = 0;
+    await retryOnVersionConflict(async () => {
+      calls += 1;
+      throw new VersionConflict();
+    }).catch(() => undefined);
+    expect(calls).toBe(WRITE_ATTEMPTS);
+    expect(WRITE_ATTEMPTS).toBe(8);
   });
 
   test('other errors pass through at once', async () => {
