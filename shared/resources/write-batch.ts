@@ -142,13 +142,14 @@ export async function retryOnVersionConflict<T>(step: () => Promise<T>, attempts
 }
 
 /** Tries of a read-decide-write step whose record keeps moving under it, before a retryable 500. */
-export const WRITE_ATTEMPTS = 8;
+export const WRITE_ATTEMPTS = 10;
 
 /**
- * A short random pause before reading a contended record again (full jitter, growing with the
- * attempt: at most 10, 20, ... ms), so concurrent writers of one record spread out instead of
- * colliding again at once.
+ * A random pause before reading a contended record again: full jitter over an exponential window
+ * (at most 20, 40, 80, ... ms, capped at 640 ms; about 3 s over all tries), so concurrent writers
+ * of one record spread out instead of colliding again at once.
  */
 export function conflictBackoff(attempt: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
+  const window = Math.min(640, 20 * 2 ** (attempt - 1));
+  return new Promise((resolve) => setTimeout(resolve, Math.random() * window));
 }

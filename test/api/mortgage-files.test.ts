@@ -274,7 +274,10 @@ describe('resources.md §1 and §5: field validation', () => {
     expect(values).toEqual(['purchase', 'refinance', 'any_purpose', 'construction', 'bridge', 'reverse']);
     const file = await create(tenant);
     for (const value of values) expect({ value, answer: (await update(tenant, file.id, { mortgage_type: value })).body.mortgage_type }).toEqual({ value, answer: value });
-    for (const value of ['PURCHASE', 'mortgage', 'first_home', ' ', 7]) expectRefused(await update(tenant, file.id, { mortgage_type: value }), 'mortgage_type', value);
+    for (const value of ['PURCHASE', 'mortgage', 'first_home', 7]) expectRefused(await update(tenant, file.id, { mortgage_type: value }), 'mortgage_type', value);
+    // Blanks are trimmed, and an empty optional value clears it (resources.md §1 "Strings").
+    expect((await update(tenant, file.id, { mortgage_type: ' refinance ' })).body.mortgage_type).toBe('refinance');
+    expect((await update(tenant, file.id, { mortgage_type: ' ' })).body.mortgage_type).toBeNull();
     expectRefused(await post(tenant, { mortgage_type: 'house' }), 'mortgage_type');
   });
 

@@ -167,7 +167,7 @@ describe('spec §7 errors and §4 common rules', () => {
     const tenant = await runtime.organization('admin');
     const lead = await newLead(tenant.apiKey);
     const customer = await runtime.request('POST', '/customers', { key: tenant.apiKey, body: { first_name: 'Dana', last_name: 'Cohen' } });
-    const writes = Array.from({ length: 12 }, (_, index) => [
+    const writes = Array.from({ length: 8 }, (_, index) => [
       runtime.request('PATCH', `/leads/${lead.id}`, { key: tenant.apiKey, body: { notes: `note ${index}` } }),
       runtime.request('PATCH', `/customers/${customer.body.id}`, { key: tenant.apiKey, body: { notes: `note ${index}` } }),
     ]).flat();

@@ -28,14 +28,14 @@ describe('retryOnVersionConflict', () => {
     });
   });
 
-  test('by default a contended step is tried WRITE_ATTEMPTS (8) times', async () => {
+  test('by default a contended step is tried WRITE_ATTEMPTS (10) times', async () => {
     let calls = 0;
     await retryOnVersionConflict(async () => {
       calls += 1;
       throw new VersionConflict();
     }).catch(() => undefined);
     expect(calls).toBe(WRITE_ATTEMPTS);
-    expect(WRITE_ATTEMPTS).toBe(8);
+    expect(WRITE_ATTEMPTS).toBe(10);
   });
 
   test('other errors pass through at once', async () => {
