@@ -1,4 +1,4 @@
-import { badRequest } from '../../shared/http/errors';
+import { validationFailed } from '../../shared/http/errors';
 import { getRecord, listRecords } from '../../shared/resources/entity.repository';
 import { mortgageFileEntity } from '../mortgage-files/mortgage-file.entity';
 
@@ -15,7 +15,8 @@ export async function newestFileIdOfLead(organizationId: string, leadId: string)
 /** A `converted_to_mortgage_file_id` sent by a client names one of the organization's files (spec §7: else 400 naming the field). */
 export async function assertConvertedFileOfOrganization(organizationId: string, fileId: string | null | undefined): Promise<void> {
   if (typeof fileId !== 'string') return;
-  if (!(await getRecord(mortgageFileEntity, organizationId, fileId))) {
-    throw badRequest('Validation failed', { details: 'converted_to_mortgage_file_id: not a mortgage file of the organization' });
+  // Strongly consistent: a file created just before is found.
+  if (!(await getRecord(mortgageFileEntity, organizationId, fileId, true))) {
+    throw validationFailed('converted_to_mortgage_file_id: not a mortgage file of the organization');
   }
 }

@@ -1,10 +1,10 @@
-import { conflictBackoff, WRITE_ATTEMPTS } from '../../shared/resources/write-batch';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { newId, nowIso } from '../../shared/ids';
 import { getDocumentClient, getTableName } from '../../shared/storage/dynamo-client';
 import { keys } from '../../shared/storage/keys';
 import { TransactionConditionFailed, transactWrite, type TransactItem } from '../../shared/storage/transactions';
 import type { WriteContext } from '../../shared/write-context';
+import { conflictBackoff, WRITE_ATTEMPTS } from '../../shared/resources/write-batch';
 import { leadFromItem } from './lead.repository';
 import type { Lead } from './lead.schema';
 

@@ -1,4 +1,3 @@
-import { conflictBackoff, WRITE_ATTEMPTS } from '../../shared/resources/write-batch';
 import { concurrentChange, noUpdatableFields, recordNotFound } from '../../shared/http/errors';
 import { assertPrecondition, preconditionFailed, versionCondition, versionOf, withVersion } from '../../shared/http/record-version';
 import { newId, nowIso } from '../../shared/ids';
@@ -7,6 +6,7 @@ import { getTableName } from '../../shared/storage/dynamo-client';
 import { keys } from '../../shared/storage/keys';
 import { TransactionConditionFailed, transactWrite, type TransactItem } from '../../shared/storage/transactions';
 import type { WriteContext } from '../../shared/write-context';
+import { conflictBackoff, WRITE_ATTEMPTS } from '../../shared/resources/write-batch';
 import { counterUpdate, leadStatusChecked, sameValue } from './create-lead';
 import { assertConvertedFileOfOrganization, newestFileIdOfLead } from './lead-conversion';
 import { assertSourceBelongsToOrganization } from './lead-source-reference';
@@ -18,7 +18,6 @@ export interface LeadChangeOptions {
   /** `notes` of PATCH /leads/{id}/status: kept in the status history only. */
   statusNotes?: string | null;
 }
-
 
 /**
  * PUT/PATCH /leads/{id} and PATCH /leads/{id}/status (spec §3 Lead): only changed fields are

@@ -69,7 +69,7 @@ export async function refreshNamesOnFiles(organizationId: string, customerId: st
       batch.requireVersion(key, typeof customer.version === 'number' ? customer.version : 0, () => new VersionConflict());
       await batch.commit();
       return left;
-    }, 5);
+    });
   }
 }
 

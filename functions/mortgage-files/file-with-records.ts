@@ -123,8 +123,8 @@ export async function createFileWithRecords(context: WriteContext, body: Body): 
   if (twice >= 0) throw badRequest('Validation failed', { details: `borrowers[${twice}]: the same customer is already a borrower of this file` });
   for (const { field } of RECORD_KINDS) {
     arrayOf(body, field).forEach((record, index) => {
-      const borrowerIndex = (record.borrower_index as number | null | undefined) ?? 0;
-      if (typeof record.borrower_index === 'number' && borrowerIndex >= borrowerBodies.length) {
+      const borrowerIndex = record.borrower_index;
+      if (typeof borrowerIndex === 'number' && borrowerIndex >= borrowerBodies.length) {
         throw badRequest('Validation failed', { details: `${field}[${index}].borrower_index: there is no borrower ${borrowerIndex} in borrowers` });
       }
     });

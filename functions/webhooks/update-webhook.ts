@@ -1,4 +1,3 @@
-import { conflictBackoff, WRITE_ATTEMPTS } from '../../shared/resources/write-batch';
 import { isDeepStrictEqual } from 'node:util';
 import { concurrentChange, noUpdatableFields, recordNotFound } from '../../shared/http/errors';
 import { nowIso } from '../../shared/ids';
@@ -6,6 +5,7 @@ import { getTableName } from '../../shared/storage/dynamo-client';
 import { webhookKeys } from '../../shared/storage/keys';
 import { TransactionConditionFailed, transactWrite, type TransactItem } from '../../shared/storage/transactions';
 import { getEndpoint, type WebhookEndpoint } from '../../shared/webhooks/webhook-endpoint.repository';
+import { conflictBackoff, WRITE_ATTEMPTS } from '../../shared/resources/write-batch';
 import type { WebhookContext } from './webhook-context';
 import type { UpdateWebhookInput } from './webhook.schema';
 import { validatedWebhookUrl } from './webhook-url-validation';
