@@ -18,7 +18,7 @@ const leadFields = z.object({
   /** Any value is accepted: an id that is not an active user of the organization is ignored (spec §2 User ids). */
   assigned_to: z.union([z.string().max(100), z.null()]),
   notes: nullableText(10_000),
-  converted_to_mortgage_file_id: z.uuid().nullable(),
+  converted_to_mortgage_file_id: z.uuid().toLowerCase().nullable(),
   tags: z.array(text(100)).max(50),
   utm_source: nullableText(500),
   utm_medium: nullableText(500),

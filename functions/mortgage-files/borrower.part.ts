@@ -55,7 +55,7 @@ const borrowerOwnFields = {
 };
 
 export const createBorrowerSchema = z
-  .object({ customer_id: z.uuid({ error: 'must be a customer id' }).nullable().optional(), ...inlineShape, ...borrowerOwnFields })
+  .object({ customer_id: z.uuid({ error: 'must be a customer id' }).toLowerCase().nullable().optional(), ...inlineShape, ...borrowerOwnFields })
   .meta({ id: 'CreateBorrowerRequest' });
 export const updateBorrowerSchema = z.object({ ...inlineShape, ...borrowerOwnFields }).meta({ id: 'UpdateBorrowerRequest' });
 

@@ -49,7 +49,7 @@ const createChargeSchema = z
     amount: positiveAmount(),
     currency: currencySchema().optional(),
     due_date: calendarDate().nullable().optional(),
-    milestone_id: z.uuid({ error: 'must be a milestone id' }).nullable().optional(),
+    milestone_id: z.uuid({ error: 'must be a milestone id' }).toLowerCase().nullable().optional(),
     milestone_status_key: listValue('milestone-statuses').nullable().optional(),
     milestone_due_offset_days: offsetDays().nullable().optional(),
     status: z
@@ -66,7 +66,7 @@ const updateChargeSchema = z
     amount: positiveAmount().nullable().optional(),
     currency: currencySchema().optional(),
     due_date: calendarDate().nullable().optional(),
-    milestone_id: z.uuid({ error: 'must be a milestone id' }).nullable().optional(),
+    milestone_id: z.uuid({ error: 'must be a milestone id' }).toLowerCase().nullable().optional(),
     milestone_status_key: listValue('milestone-statuses').nullable().optional(),
     milestone_due_offset_days: offsetDays().nullable().optional(),
     status: listValue('charge-statuses').optional(),

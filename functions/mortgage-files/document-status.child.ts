@@ -57,8 +57,8 @@ export const documentStatusSchema = z
 
 const writable = {
   document_type: requiredText(KEY_MAX),
-  requirement_id: z.uuid({ error: 'must be a requirement id' }).nullable().optional(),
-  borrower_id: z.uuid({ error: 'must be a borrower id' }).nullable().optional(),
+  requirement_id: z.uuid({ error: 'must be a requirement id' }).toLowerCase().nullable().optional(),
+  borrower_id: z.uuid({ error: 'must be a borrower id' }).toLowerCase().nullable().optional(),
   status: listValue('document-statuses').nullable().optional(),
   note: text(FREE_TEXT_MAX).nullable().optional().describe('Write-only: accepted only with a status change (a create counts); appended to notes'),
 };

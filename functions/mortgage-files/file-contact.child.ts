@@ -46,7 +46,7 @@ export const fileContactSchema = z
 
 const createFileContactSchema = z
   .object({
-    contact_id: z.uuid({ error: 'must be a contact id' }),
+    contact_id: z.uuid({ error: 'must be a contact id' }).toLowerCase(),
     role: z.union([z.literal(''), listValue('contact-types')]).nullable().optional(),
     notes: text(FREE_TEXT_MAX).nullable().optional(),
   })
@@ -106,7 +106,7 @@ export const fileContactChild = defineChild({
   fields: ['contact_id', 'role', 'notes', 'created_by'],
   // The contact's links across files (gsi2), so the contact's delete removes them (resources.md §4).
   indexes: (record) => ({ gsi2pk: contactLinksPartition(record.organization_id, record.contact_id as string), gsi2sk: `${record.mortgage_file_id}#${record.id}` }),
-  filters: { role: listValue('contact-types'), contact_id: z.uuid({ error: 'must be a contact id' }) },
+  filters: { role: listValue('contact-types'), contact_id: z.uuid({ error: 'must be a contact id' }).toLowerCase() },
   async build(input, { context, parent }) {
     const contactId = input.contact_id as string;
     const requestedRole = emptyToNull((input.role as string | null | undefined) ?? null);

@@ -39,7 +39,7 @@ function checkedBorrower(family: Family, borrowerId: unknown): void {
  * (resources.md §7). Declared once here; storage, routes and the file's answer come from the part machinery.
  */
 function recordPart(spec: RecordPartSpec): PartDefinition {
-  const borrowerId = spec.borrowerRequired ? z.uuid({ error: 'must be a borrower id' }) : z.uuid({ error: 'must be a borrower id' }).nullable();
+  const borrowerId = spec.borrowerRequired ? z.uuid({ error: 'must be a borrower id' }).toLowerCase() : z.uuid({ error: 'must be a borrower id' }).toLowerCase().nullable();
   const writable = spec.fields.extend({ borrower_id: borrowerId });
   const fieldNames = Object.keys(writable.shape);
   const optionalShape = Object.fromEntries(fieldNames.map((name) => [name, (writable.shape[name] as z.ZodType).nullable().optional()]));

@@ -45,7 +45,7 @@ function borrowerOfNewRecord(input: Body, borrowerIds: string[]): string | null 
   if (input.borrower_index === null || (input.borrower_index === undefined && input.borrower_id === null)) return null;
   return borrowerIds[(input.borrower_index as number | undefined) ?? 0] ?? null;
 }
-const withRecordId = (schema: z.ZodType) => (schema as z.ZodObject).extend({ id: z.uuid({ error: 'must be a record id' }).optional() });
+const withRecordId = (schema: z.ZodType) => (schema as z.ZodObject).extend({ id: z.uuid({ error: 'must be a record id' }).toLowerCase().optional() });
 
 export const createMortgageFileSchema = createMortgageFileFields
   .extend({

@@ -55,14 +55,14 @@ const flag = () => z.boolean({ error: 'must be true or false' });
 
 export const milestoneProgressSchema = z
   .object({
-    milestone_id: z.uuid({ error: 'must be a milestone id' }),
+    milestone_id: z.uuid({ error: 'must be a milestone id' }).toLowerCase(),
     status: listValue('milestone-statuses').optional(),
     due_date: calendarDate().nullable().optional(),
     order: integerSchema(0, ORDER_MAX).nullable().optional(),
     is_removed: flag().optional(),
     note: text(FREE_TEXT_MAX).nullable().optional(),
     checklist: z
-      .array(z.object({ id: z.uuid({ error: 'must be a checklist item id' }), is_done: flag().optional(), is_removed: flag().optional() }))
+      .array(z.object({ id: z.uuid({ error: 'must be a checklist item id' }).toLowerCase(), is_done: flag().optional(), is_removed: flag().optional() }))
       .max(CHECKLIST_MAX)
       .optional(),
   })

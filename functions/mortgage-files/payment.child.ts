@@ -42,7 +42,7 @@ export const paymentSchema = z
   })
   .meta({ id: 'Payment' });
 
-const chargeId = () => z.uuid({ error: 'must be a charge id' });
+const chargeId = () => z.uuid({ error: 'must be a charge id' }).toLowerCase();
 
 const createPaymentSchema = z
   .object({
@@ -122,7 +122,7 @@ export const paymentChild = defineChild({
     list: z.object({ data: z.array(paymentSchema), count: z.number().int() }).meta({ id: 'PaymentList' }),
   },
   fields: PAYMENT_FIELDS,
-  filters: { charge_id: z.uuid({ error: 'must be a charge id' }) },
+  filters: { charge_id: z.uuid({ error: 'must be a charge id' }).toLowerCase() },
   searchFields: ['reference', 'notes'],
   async build(input, scope, batch) {
     const [, charge] = await Promise.all([

@@ -31,7 +31,7 @@ const refusedMetadata = () =>
     .optional()
     .describe('Refused: a body with metadata (any value, also null or {}) is answered 400');
 
-const recipient = () => z.uuid({ error: 'must be a user id' });
+const recipient = () => z.uuid({ error: 'must be a user id' }).toLowerCase();
 
 export const reminderSchema = z
   .object({

@@ -41,7 +41,7 @@ export const watcherSchema = z
   })
   .meta({ id: 'Watcher' });
 
-const createWatcherSchema = z.object({ watcher_id: z.uuid({ error: 'must be a user id' }) }).meta({ id: 'CreateWatcherRequest' });
+const createWatcherSchema = z.object({ watcher_id: z.uuid({ error: 'must be a user id' }).toLowerCase() }).meta({ id: 'CreateWatcherRequest' });
 
 /** Joins each row's user (one BatchGetItem for the whole list, none when the user was just read). */
 async function withUsers(records: StoredRecord[], known: User[] = []): Promise<StoredRecord[]> {

@@ -22,9 +22,9 @@ export const MAX_ASSIGNEES = 20;
 const statusInput = z.enum([...listValues('task-statuses'), 'done'], { error: 'must be one of the values of GET /lists/task-statuses (or done)' });
 const statusOf = (value: unknown): string | undefined => (value === 'done' ? 'completed' : typeof value === 'string' ? value : undefined);
 
-const reference = (what: string) => z.union([z.literal(''), z.uuid({ error: `must be a ${what} id` })]).nullable();
+const reference = (what: string) => z.union([z.literal(''), z.uuid({ error: `must be a ${what} id` }).toLowerCase()]).nullable();
 /** Any string: an id that is not an active user of the organization is ignored (spec §2 User ids). */
-const userId = () => z.string({ error: 'must be a string' }).trim().max(100, 'must be at most 100 characters');
+const userId = () => z.string({ error: 'must be a string' }).trim().max(100, 'must be at most 100 characters').toLowerCase();
 
 /** Fields a client writes on a task (resources.md §8). */
 const taskFields = {
@@ -314,11 +314,11 @@ export const taskEntity = defineEntity({
     filters: {
       status: statusInput.transform((value) => statusOf(value)!) as unknown as z.ZodType<string>,
       priority: listValue('task-priorities'),
-      assigned_to: z.uuid({ error: 'must be a user id' }),
-      mortgage_file_id: z.uuid({ error: 'must be a mortgage file id' }),
-      lead_id: z.uuid({ error: 'must be a lead id' }),
-      customer_id: z.uuid({ error: 'must be a customer id' }),
-      parent_task_id: z.uuid({ error: 'must be a task id' }),
+      assigned_to: z.uuid({ error: 'must be a user id' }).toLowerCase(),
+      mortgage_file_id: z.uuid({ error: 'must be a mortgage file id' }).toLowerCase(),
+      lead_id: z.uuid({ error: 'must be a lead id' }).toLowerCase(),
+      customer_id: z.uuid({ error: 'must be a customer id' }).toLowerCase(),
+      parent_task_id: z.uuid({ error: 'must be a task id' }).toLowerCase(),
     },
   },
   searchFields: ['title', 'description'],

@@ -53,7 +53,7 @@ export async function findActiveUser(organizationId: string, userId: unknown): P
 
 /** Users by id (one BatchGetItem per 100), in no particular order; unknown ids are left out. */
 export async function getUsers(userIds: string[]): Promise<User[]> {
-  const ids = [...new Set(userIds.filter((id) => isUuid(id)))];
+  const ids = [...new Set(userIds.filter((id) => isUuid(id)).map((id) => id.toLowerCase()))];
   if (ids.length === 0) return [];
   return (await batchGetAll(ids.map((id) => keys.user(id)))).map(userFromItem);
 }

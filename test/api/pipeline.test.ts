@@ -118,6 +118,24 @@ describe('spec §7 errors and §4 common rules', () => {
     expect(upper.body.id).toBe(lead.id);
   });
 
+
+  test('ids in a body written in upper case name the same records and are stored in lower case', async () => {
+    const customer = await runtime.request('POST', '/customers', { key: org.apiKey, body: { first_name: 'Dana', last_name: 'Cohen' } });
+    expect(customer.status).toBe(201);
+    const file = await runtime.request('POST', '/mortgage-files', { key: org.apiKey, body: { customer_id: customer.body.id.toUpperCase(), assigned_to: org.userId.toUpperCase() } });
+    expect(file.status).toBe(201);
+    expect(file.body).toMatchObject({ customer_id: customer.body.id, assigned_to: org.userId });
+    const task = await runtime.request('POST', '/tasks', {
+      key: org.apiKey,
+      body: { title: 'Upper', assigned_to: org.userId.toUpperCase(), mortgage_file_id: file.body.id.toUpperCase(), customer_id: customer.body.id.toUpperCase(), assignees: [org.userId.toUpperCase()] },
+    });
+    expect(task.status).toBe(201);
+    expect(task.body).toMatchObject({ assigned_to: org.userId, mortgage_file_id: file.body.id, customer_id: customer.body.id, assignees: [org.userId] });
+    const lead = await newLead(org.apiKey);
+    const converted = await runtime.request('PATCH', `/leads/${lead.id}`, { key: org.apiKey, body: { converted_to_mortgage_file_id: file.body.id.toUpperCase() } });
+    expect(converted.status).toBe(200);
+    expect(converted.body.converted_to_mortgage_file_id).toBe(file.body.id);
+  });
   test("another organization's lead is a 404 identical to a missing one", async () => {
     const other = await runtime.organization('admin');
     const foreign = await newLead(other.apiKey);
