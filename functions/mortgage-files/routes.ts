@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { defineOperation, type Operation } from '../../shared/http/operation';
+import { pagingQuerySchema, parsePaging } from '../../shared/http/list-query';
 import { list, ok } from '../../shared/http/response';
 import { getOrganization } from '../../shared/organizations/organization.repository';
 import { activeStatuses, statusItemSchema } from '../../shared/organizations/system-statuses';
@@ -87,10 +88,12 @@ export const mortgageFileOperations: Operation[] = [
     path: '/mortgage-files/{id}/status-history',
     operationId: 'listMortgageFileStatusHistory',
     summary: "The file's status changes, newest first",
+    query: pagingQuerySchema(),
     response: { status: 200, description: 'History rows', schema: historyListSchema },
-    handle: async ({ auth, params }) => {
+    handle: async ({ auth, params, query }) => {
       const data = await listRecordRows(mortgageFileEntity, auth.organizationId, params.id, STATUS_HISTORY_ROW, HISTORY_FIELDS);
-      return list(data, data.length);
+      const { limit, offset } = parsePaging(query);
+      return list(data.slice(offset, offset + limit), data.length);
     },
   }),
   ...partOperations(borrowerPart),

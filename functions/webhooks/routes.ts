@@ -1,5 +1,5 @@
 import { recordNotFound } from '../../shared/http/errors';
-import { parsePaging } from '../../shared/http/list-query';
+import { pagingQuerySchema, parsePaging } from '../../shared/http/list-query';
 import { defineOperation, partialUpdateOperations, type Operation } from '../../shared/http/operation';
 import { created, deleted, list, ok } from '../../shared/http/response';
 import { deleteResultSchema } from '../../shared/http/response-schemas';
@@ -19,7 +19,6 @@ import {
   deliverySchema,
   eventCatalog,
   eventCatalogSchema,
-  pagingQuerySchema,
   updateWebhookSchema,
   webhookListSchema,
   webhookSchema,
@@ -54,7 +53,7 @@ export const webhookOperations: Operation[] = [
     path: '/webhooks',
     operationId: 'listWebhooks',
     summary: 'List webhook endpoints, newest first (secrets are never shown)',
-    query: pagingQuerySchema,
+    query: pagingQuerySchema(),
     response: { status: 200, description: 'Endpoints and their total count', schema: webhookListSchema },
     handle: async ({ auth, query }) => {
       const endpoints = await listEndpoints(auth.organizationId);
@@ -121,7 +120,7 @@ export const webhookOperations: Operation[] = [
     path: '/webhooks/{id}/deliveries',
     operationId: 'listWebhookDeliveries',
     summary: "The endpoint's deliveries, newest first (kept 14 days when delivered, 30 days otherwise)",
-    query: pagingQuerySchema,
+    query: pagingQuerySchema(),
     response: { status: 200, description: 'A page of deliveries and their total count', schema: deliveryListSchema },
     errors: [400, 404],
     handle: async ({ auth, params, query }) => {

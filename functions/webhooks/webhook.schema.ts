@@ -74,6 +74,4 @@ export const eventCatalogSchema = z
   })
   .meta({ id: 'WebhookEventCatalog' });
 
-export const pagingQuerySchema = z.object({ limit: z.string().optional(), offset: z.string().optional() });
-
 export const eventCatalog = () => ({ data: EVENT_CATALOG.map((entry) => ({ ...entry })), count: EVENT_CATALOG.length });

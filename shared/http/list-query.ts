@@ -1,3 +1,5 @@
+import * as z from 'zod';
+
 /**
  * Paging and search rules shared by every list (spec §4 "Common list query parameters", "Search").
  */
@@ -46,3 +48,10 @@ export function buildSearchText(values: Array<string | null | undefined>): strin
     .map((value) => value.toLowerCase())
     .join('\u0001');
 }
+
+/** `limit` and `offset` of every paged list (spec §4). */
+export const pagingQuerySchema = () =>
+  z.object({
+    limit: z.string().optional().describe('Page size: default 50, at most 500 (invalid values fall back to the default)'),
+    offset: z.string().optional().describe('Records to skip: default 0, at most 1000000'),
+  });

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { noUpdatableFields, recordNotFound, validationFailed } from '../http/errors';
-import { parsePaging, sanitizeSearchTerm } from '../http/list-query';
+import { pagingQuerySchema, parsePaging, sanitizeSearchTerm } from '../http/list-query';
 import type { Operation } from '../http/operation';
 import { assertPrecondition, storedVersion, versionOf, withVersion } from '../http/record-version';
 import { newId, nowIso } from '../ids';
@@ -10,7 +10,7 @@ import { entityKeys, type ItemKey } from '../storage/keys';
 import { batchGetAll, queryAll } from '../storage/paginated-requests';
 import type { TransactItem } from '../storage/transactions';
 import type { WriteContext } from '../write-context';
-import { pagingQuerySchema, resourceOperations, type CrudMethod } from './crud-operations';
+import { resourceOperations, type CrudMethod } from './crud-operations';
 import type { EntityDefinition, StoredRecord } from './entity';
 import { recordFromItem, requireRecord, sameValue, versionedWrite } from './entity.repository';
 import { retryOnVersionConflict, WriteBatch } from './write-batch';

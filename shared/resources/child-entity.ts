@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { noUpdatableFields, recordNotFound } from '../http/errors';
-import { parsePaging } from '../http/list-query';
+import { pagingQuerySchema, parsePaging } from '../http/list-query';
 import type { Operation } from '../http/operation';
 import { assertPrecondition, storedVersion, versionOf, withVersion } from '../http/record-version';
 import { newId, nowIso } from '../ids';
@@ -9,7 +9,7 @@ import { queryAll } from '../storage/paginated-requests';
 import { entityKeys, type ItemKey } from '../storage/keys';
 import type { TransactItem } from '../storage/transactions';
 import type { WriteContext } from '../write-context';
-import { pagingQuerySchema, resourceOperations, type CrudMethod } from './crud-operations';
+import { resourceOperations, type CrudMethod } from './crud-operations';
 import type { EntityDefinition, StoredRecord } from './entity';
 import { internalsOf, itemFromRecord, recordFromItem, sameValue, versionedWrite, withInternals } from './entity.repository';
 import { retryOnVersionConflict, WriteBatch } from './write-batch';

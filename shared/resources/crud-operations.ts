@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { defineOperation, partialUpdateOperations, type Operation, type OperationInput } from '../http/operation';
+import { pagingQuerySchema } from '../http/list-query';
 import { created, deleted, list, ok } from '../http/response';
 import { deleteResultSchema } from '../http/response-schemas';
 import type { WriteContext } from '../write-context';
@@ -13,13 +14,6 @@ export const writeContextOf = ({ auth, audit, ifMatch }: OperationInput<unknown,
   ifMatch,
   permissions: auth.permissions,
 });
-
-/** `limit` and `offset` of every paged list (spec §4). */
-export const pagingQuerySchema = () =>
-  z.object({
-    limit: z.string().optional().describe('Page size: default 50, at most 500 (invalid values fall back to the default)'),
-    offset: z.string().optional().describe('Records to skip: default 0, at most 1000000'),
-  });
 
 /** Paging, search and the entity's filters: typed, so OpenAPI and validation agree. */
 export function listQuerySchema(entity: EntityDefinition) {

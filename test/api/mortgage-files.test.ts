@@ -726,6 +726,10 @@ describe('spec §3 and §4, resources.md §5: status changes', () => {
     expectRefused(await update(tenant, file.id, { status: 'no_such_status', property_city: 'Lod' }), 'status');
     expect((await get(tenant, file.id)).body).toMatchObject({ status: 'gold', property_city: 'Holon' });
     expect((await history(tenant, file.id)).body.count).toBe(3);
+    const paged = async (query: string) => (await runtime.request('GET', `/mortgage-files/${file.id}/status-history?${query}`, { key: tenant.apiKey })).body;
+    expect((await paged('limit=1')).data.map((row: any) => row.to_status)).toEqual(['gold']);
+    expect(await paged('limit=1&offset=1')).toMatchObject({ data: [{ to_status: 'approved' }], count: 3 });
+    expect(await paged('offset=3')).toEqual({ data: [], count: 3 });
   });
 
   test('GET /mortgage-files/statuses: the organization’s active statuses as status items, setup the default, custom ones included, deactivated ones omitted', async () => {
