@@ -51,6 +51,13 @@ function parseOptions(name: string, command: CommandSpec, args: string[]): Flags
   if (unknown?.kind === 'option') {
     throw new AdminInputError(`unknown option ${unknown.rawName} for "${name}"; its options: ${optionList(command)}`);
   }
+  // An option given twice is a mistake (which value was meant?), not "the last one wins".
+  const seen = new Set<string>();
+  for (const token of tokens) {
+    if (token.kind !== 'option') continue;
+    if (seen.has(token.name)) throw new AdminInputError(`--${token.name} is given more than once`);
+    seen.add(token.name);
+  }
   const flags = parseArgs({ args, options, strict: true, allowPositionals: false }).values as Flags;
   const missing = Object.entries(command.options).find(([option, spec]) => spec.required && flags[option] === undefined);
   if (missing) throw new AdminInputError(`--${missing[0]} is required`);

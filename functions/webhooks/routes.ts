@@ -25,6 +25,12 @@ import {
   webhookWithSecretSchema,
 } from './webhook.schema';
 
+/** The path's endpoint, or its 404 (before a body error: resources.md §1 "Order of checks"). */
+async function requireEndpoint({ params, organizationId }: { params: Record<string, string>; organizationId: string }) {
+  const endpoint = await getEndpoint(organizationId, params.id);
+  if (!endpoint) throw recordNotFound('Webhook endpoint');
+  return endpoint;
+}
 
 const updateOperations = partialUpdateOperations(
   { put: 'replaceWebhook', patch: 'updateWebhook' },
@@ -34,6 +40,7 @@ const updateOperations = partialUpdateOperations(
     body: updateWebhookSchema,
     response: { status: 200, description: 'The updated endpoint (without its secret)', schema: webhookSchema },
     errors: [400, 404, 409],
+    requirePath: requireEndpoint,
     handle: async (input) => ok(endpointResponse(await updateWebhook(webhookContext(input), input.params.id, input.body))),
   },
 );
@@ -78,11 +85,7 @@ export const webhookOperations: Operation[] = [
     summary: 'Get a webhook endpoint (without its secret)',
     response: { status: 200, description: 'The endpoint', schema: webhookSchema },
     errors: [400, 404],
-    handle: async ({ auth, params }) => {
-      const endpoint = await getEndpoint(auth.organizationId, params.id);
-      if (!endpoint) throw recordNotFound('Webhook endpoint');
-      return ok(endpointResponse(endpoint));
-    },
+    handle: async ({ auth, params }) => ok(endpointResponse(await requireEndpoint({ params, organizationId: auth.organizationId }))),
   }),
   ...updateOperations,
   defineOperation({

@@ -150,6 +150,14 @@ describe('contract: bad input prints one {"error"} line on stderr and exits 2, s
     });
   });
 
+  test('an option given twice is refused, not read as its last value', async () => {
+    expect(await runCli(['key', 'create', '--org', 'o', '--user', 'u', '--permissions', 'read', '--permissions', 'admin'])).toEqual({
+      exitCode: 2,
+      stderr: expect.stringContaining('--permissions is given more than once'),
+    });
+    expect(errorOf(await admin('org', 'create', '--name', 'X', '--name', 'Y'))).toBe('--name is given more than once');
+  });
+
   test('an unknown command, or none, lists the commands', async () => {
     const [unknown, none, group] = await Promise.all([admin('organization', 'create'), admin(), admin('intake')]);
     for (const error of [errorOf(unknown), errorOf(none)]) {

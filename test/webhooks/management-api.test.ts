@@ -209,13 +209,16 @@ describe('spec §4 webhook management', () => {
     expect((await create(await runtime.organization())).status).toBe(201);
   });
 
-  test('spec §2, §7: another organization\'s endpoint is 404 on every route; a malformed id is 400', async () => {
+  test('spec §2, §7: another organization\'s endpoint is 404 on every route, whatever the body; a malformed id is 400', async () => {
     const owner = await runtime.organization();
     const stranger = await runtime.organization();
     const { id } = (await create(owner)).body;
     const attempts: Array<[string, string, unknown?]> = [
       ['GET', `/webhooks/${id}`],
       ['PATCH', `/webhooks/${id}`, { description: 'mine now' }],
+      // The path's 404 before the body's 400 (resources.md §1 "Order of checks").
+      ['PATCH', `/webhooks/${id}`, []],
+      ['PUT', `/webhooks/${id}`, { url: 42 }],
       ['DELETE', `/webhooks/${id}`],
       ['POST', `/webhooks/${id}/test`],
       ['POST', `/webhooks/${id}/rotate-secret`],
