@@ -5,7 +5,7 @@ import { conflict, forbidden, noUpdatableFields, validationFailed as invalid } f
 import { planChildRewrite, readChildren } from '../../shared/resources/child-collection';
 import { definePart, partsOf, planPartDelete, siblingsOf, type Family } from '../../shared/resources/child-entity';
 import type { StoredRecord } from '../../shared/resources/entity';
-import { getRecord, getRecords, planCreate, planUpdate, sameValue } from '../../shared/resources/entity.repository';
+import { assertUniqueValuesFree, getRecord, getRecords, planCreate, planUpdate, sameValue } from '../../shared/resources/entity.repository';
 import { WriteBatch } from '../../shared/resources/write-batch';
 import { getDocumentClient, getTableName } from '../../shared/storage/dynamo-client';
 import { entityKeys } from '../../shared/storage/keys';
@@ -113,7 +113,9 @@ async function planCustomerChange(context: WriteContext, customer: StoredRecord,
   if (!isAllowed(context.permissions ?? [], 'customers', 'write')) {
     throw forbidden('Forbidden', { details: "Changing a customer's details through a borrower also needs the customers:write permission" });
   }
-  for (const item of own.items) batch.add(item);
+  // A taken id_number is the customer's 409 now, before a new file's other records are written.
+  await assertUniqueValuesFree(customerEntity, context.organizationId, customer, updated);
+  batch.addBatch(own);
   return updated;
 }
 

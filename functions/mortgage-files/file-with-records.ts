@@ -119,7 +119,9 @@ export async function createFileWithRecords(context: WriteContext, body: Body): 
   const customers = await Promise.all(
     borrowerBodies.map((borrower, index) => at(`borrowers[${index}]`, () => resolveBorrowerCustomer(context, borrower, borrowerBatches[index]))),
   );
-  const twice = customers.findIndex((customer, index) => customers.findIndex((other) => other.id === customer.id) !== index);
+  // One person twice: the same customer, or two new customers with one id_number.
+  const samePerson = (a: StoredRecord, b: StoredRecord) => a.id === b.id || (typeof a.id_number === 'string' && a.id_number !== '' && a.id_number === b.id_number);
+  const twice = customers.findIndex((customer, index) => customers.findIndex((other) => samePerson(other, customer)) !== index);
   if (twice >= 0) throw badRequest('Validation failed', { details: `borrowers[${twice}]: the same customer is already a borrower of this file` });
   for (const { field } of RECORD_KINDS) {
     arrayOf(body, field).forEach((record, index) => {
@@ -130,7 +132,15 @@ export async function createFileWithRecords(context: WriteContext, body: Body): 
     });
   }
 
-  const mainCustomer = customers[0];
+  // The main borrower's: the lowest order_index (one without takes the next after the highest so far,
+  // as its create does), the first sent among equals (resources.md §6).
+  let highest = -1;
+  const orders = borrowerBodies.map((borrower) => {
+    const order = typeof borrower.order_index === 'number' ? borrower.order_index : highest + 1;
+    highest = Math.max(highest, order);
+    return order;
+  });
+  const mainCustomer = customers.map((customer, index) => ({ customer, order: orders[index] })).sort((a, b) => a.order - b.order)[0]?.customer;
   const fileId = newId();
   // Omitted: the main borrower's customer, which may be written only with its borrower.
   const fields = body.customer_id === undefined || body.customer_id === null || body.customer_id === '' ? { fields: { customer_id: mainCustomer?.id ?? null } } : {};

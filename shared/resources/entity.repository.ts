@@ -172,6 +172,23 @@ function uniqueGuardDelete(entity: EntityDefinition, organizationId: string, fie
   return { Delete: { TableName: getTableName(), Key: entityKeys.unique(entity.type, field, organizationId, value) } };
 }
 
+/**
+ * The entity's 409 when a unique value `updated` takes (one that `current` did not have) is another
+ * record's: one consistent read per such value. For a write that must know before anything of its
+ * request is written (a new file's borrowers, resources.md §5); the guard in the transaction still
+ * decides a race.
+ */
+export async function assertUniqueValuesFree(entity: EntityDefinition, organizationId: string, current: StoredRecord | undefined, updated: StoredRecord): Promise<void> {
+  for (const unique of entity.unique ?? []) {
+    const value = uniqueValue(updated[unique.field]);
+    if (!value || value === uniqueValue(current?.[unique.field])) continue;
+    const guard = await getDocumentClient().send(
+      new GetCommand({ TableName: getTableName(), Key: entityKeys.unique(entity.type, unique.field, organizationId, value), ConsistentRead: true }),
+    );
+    if (guard.Item && guard.Item.record_id !== updated.id) throw unique.conflict();
+  }
+}
+
 export interface CreateOptions {
   /** Rows written in the same transaction (children, timeline rows, ...). */
   extraItems?: TransactItem[];

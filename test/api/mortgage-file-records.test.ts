@@ -157,6 +157,64 @@ describe('resources.md §5: a file created with its nested records', () => {
     expect((await call(tenant, 'GET', '/mortgage-files')).body.count).toBe(0);
   });
 
+  test('an id_number another customer has is a 409 23505 before anything is written, on file create, borrower create and borrower update', async () => {
+    const tenant = await runtime.organization();
+    const holder = await call(tenant, 'POST', '/customers', { first_name: 'Holder', last_name: 'Levi', id_number: VALID_PERSONAL_ID });
+    const other = await call(tenant, 'POST', '/customers', { first_name: 'Other', last_name: 'Levi' });
+    expect([holder.status, other.status]).toEqual([201, 201]);
+    const duplicate = { error: 'Duplicate id_number', code: '23505', status: 409 };
+    const onCreate = await call(tenant, 'POST', '/mortgage-files', {
+      borrowers: [{ customer_id: other.body.id, id_number: VALID_PERSONAL_ID }],
+      incomes: [{ income_type: 'salary', monthly_amount: 1000 }],
+    });
+    expect(onCreate.status).toBe(409);
+    expect(onCreate.body).toMatchObject(duplicate);
+    expect((await call(tenant, 'GET', '/mortgage-files')).body.count).toBe(0);
+
+    const file = await createFile(tenant, { borrowers: [{ customer_id: other.body.id }] });
+    const borrower = file.borrowers[0];
+    const onUpdate = await call(tenant, 'PATCH', `/mortgage-files/${file.id}/borrowers/${borrower.id}`, { relationship: 'spouse', id_number: VALID_PERSONAL_ID });
+    expect(onUpdate.status).toBe(409);
+    expect(onUpdate.body).toMatchObject(duplicate);
+    expect((await call(tenant, 'GET', `/mortgage-files/${file.id}/borrowers/${borrower.id}`)).body).toMatchObject({ relationship: null, id_number: null });
+
+    const third = await call(tenant, 'POST', '/customers', { first_name: 'Third', last_name: 'Levi' });
+    const onAdd = await call(tenant, 'POST', `/mortgage-files/${file.id}/borrowers`, { customer_id: third.body.id, id_number: VALID_PERSONAL_ID });
+    expect(onAdd.status).toBe(409);
+    expect(onAdd.body).toMatchObject(duplicate);
+    expect((await call(tenant, 'GET', `/mortgage-files/${file.id}/borrowers`)).body.count).toBe(1);
+    expect((await call(tenant, 'GET', `/customers/${third.body.id}`)).body.id_number).toBeNull();
+  });
+
+  test('two new borrowers with one id_number on a create are one person twice: 400, nothing saved', async () => {
+    const tenant = await runtime.organization();
+    const twice = await call(tenant, 'POST', '/mortgage-files', {
+      borrowers: [
+        { first_name: 'Dana', last_name: 'Cohen', id_number: OTHER_PERSONAL_ID },
+        { first_name: 'Dana', last_name: 'Kohen', id_number: OTHER_PERSONAL_ID },
+      ],
+    });
+    expect(twice.status).toBe(400);
+    expect(twice.body.details).toContain('borrowers[1]');
+    expect((await call(tenant, 'GET', '/mortgage-files')).body.count).toBe(0);
+    expect((await call(tenant, 'GET', '/customers')).body.count).toBe(0);
+  });
+
+  test('customer_id omitted on create is the main borrower\'s customer: the lowest order_index, not the first sent', async () => {
+    const tenant = await runtime.organization();
+    const file = await createFile(tenant, {
+      borrowers: [
+        { first_name: 'High', last_name: 'Five', order_index: 5 },
+        { first_name: 'Low', last_name: 'One', order_index: 1 },
+        { first_name: 'Next', last_name: 'Six' },
+      ],
+    });
+    const main = file.borrowers.find((borrower: Body) => borrower.is_main);
+    expect(main).toMatchObject({ first_name: 'Low', order_index: 1 });
+    expect(file.customer_id).toBe(main.customer_id);
+    expect(file.borrowers.find((borrower: Body) => borrower.first_name === 'Next').order_index).toBe(6);
+  });
+
   test('a nested write that fails at the database still answers 201 with child_errors (codes only); what was written stays', async () => {
     const tenant = await runtime.organization();
     // The database refuses the second borrower's transaction (an injected error of that one call).
