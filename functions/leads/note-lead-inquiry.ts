@@ -1,4 +1,5 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { storedVersion, versionCondition, withVersion } from '../../shared/http/record-version';
 import { newId, nowIso } from '../../shared/ids';
 import { getDocumentClient, getTableName } from '../../shared/storage/dynamo-client';
 import { keys } from '../../shared/storage/keys';
@@ -34,6 +35,9 @@ export async function noteLeadInquiry(
     const found = await getDocumentClient().send(new GetCommand({ TableName: tableName, Key: leadKey, ConsistentRead: true }));
     if (!found.Item) return undefined;
     const lead = leadFromItem(found.Item);
+    // A write of the lead like any other: conditional on the version read, and a new version (a new ETag).
+    const seenVersion = storedVersion(found.Item);
+    const unchangedSinceRead = versionCondition(seenVersion);
     const now = nowIso();
     const combined = lead.details_note ? `${lead.details_note}\n\n${inquiry.note}` : inquiry.note;
     const detailsNote = combined.length > MAX_DETAILS_NOTE ? combined.slice(combined.length - MAX_DETAILS_NOTE).replace(/^[\udc00-\udfff]/, '') : combined;
@@ -43,9 +47,10 @@ export async function noteLeadInquiry(
         Update: {
           TableName: tableName,
           Key: leadKey,
-          UpdateExpression: 'SET details_note = :note, updated_at = :now',
-          ConditionExpression: 'attribute_exists(pk) AND updated_at = :seen',
-          ExpressionAttributeValues: { ':note': detailsNote, ':now': now, ':seen': lead.updated_at },
+          UpdateExpression: 'SET details_note = :note, updated_at = :now, #version = :nextVersion',
+          ConditionExpression: unchangedSinceRead.expression,
+          ExpressionAttributeNames: unchangedSinceRead.names,
+          ExpressionAttributeValues: { ...unchangedSinceRead.values, ':note': detailsNote, ':now': now, ':nextVersion': seenVersion + 1 },
         },
       },
       {
@@ -68,7 +73,7 @@ export async function noteLeadInquiry(
     ];
     try {
       await transactWrite(items);
-      return { ...lead, details_note: detailsNote, updated_at: now };
+      return withVersion({ ...lead, details_note: detailsNote, updated_at: now }, seenVersion + 1);
     } catch (error) {
       if (!(error instanceof TransactionConditionFailed) || !error.failedIndexes.includes(0) || attempt >= WRITE_ATTEMPTS) throw error;
       await conflictBackoff(attempt);

@@ -83,6 +83,23 @@ describe('spec §4 duplicate handling', () => {
     expect(Date.parse(existing.updated_at)).toBeGreaterThan(Date.parse(existing.created_at));
   });
 
+  test('spec §4 reuse: the noted inquiry is a new version of the lead (new ETag), so an edit made on the version before is a 412 and cannot overwrite it', async () => {
+    const intake = await createIntake(runtime, tenant.organizationId, '--duplicate-mode', 'reuse');
+    const phone = uniquePhone();
+    const first = await postIntake(runtime, intake.token, { name: 'Tal Ron', phone });
+    const path = `/leads/${first.body.lead_id}`;
+    const seen = await runtime.request('GET', path, { key: tenant.apiKey });
+    const seenTag = seen.headers.get('etag');
+    expect(seenTag).toMatch(/^"/);
+    expect((await postIntake(runtime, intake.token, { name: 'Tal Ron', phone, message: 'inquiry-marker' })).body.created).toBe(false);
+    const after = await runtime.request('GET', path, { key: tenant.apiKey });
+    expect(after.headers.get('etag')).toMatch(/^"/);
+    expect(after.headers.get('etag')).not.toBe(seenTag);
+    const stale = await runtime.request('PATCH', path, { key: tenant.apiKey, body: { details_note: 'overwritten' }, headers: { 'If-Match': seenTag! } });
+    expect(stale.status).toBe(412);
+    expect((await readLead(runtime, tenant, first.body.lead_id)).details_note).toContain('inquiry-marker');
+  });
+
   test('spec §4 none: no duplicate check; a second lead with the same phone is created unmarked', async () => {
     const intake = await createIntake(runtime, tenant.organizationId, '--duplicate-mode', 'none');
     const phone = uniquePhone();
