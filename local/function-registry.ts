@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { FunctionGroup } from '../shared/http/route-table';
+import { getLogger } from '../shared/logger';
 
 type ApiLambda = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
@@ -15,13 +16,24 @@ const loaders: Record<FunctionGroup, () => Promise<ApiLambda>> = {
   'api-fallback': async () => (await import('../functions/api-fallback/handler')).handler as ApiLambda,
 };
 
-const loaded = new Map<FunctionGroup, Promise<ApiLambda>>();
+/**
+ * `load` run once and its result kept, like a warm function; a load that failed is not kept, so
+ * the next call loads again (as a new cold start would).
+ */
+export function loadOnce<T>(name: string, load: () => Promise<T>): () => Promise<T> {
+  let result: Promise<T> | undefined;
+  return () => {
+    result ??= load().catch((error: unknown) => {
+      result = undefined;
+      getLogger().error('function failed to load', { function_group: name, error_name: (error as Error)?.name, error_message: (error as Error)?.message });
+      throw error;
+    });
+    return result;
+  };
+}
+
+const handlers = Object.fromEntries(Object.entries(loaders).map(([group, load]) => [group, loadOnce(group, load)])) as Record<FunctionGroup, () => Promise<ApiLambda>>;
 
 export function apiFunction(group: FunctionGroup): Promise<ApiLambda> {
-  let handler = loaded.get(group);
-  if (!handler) {
-    handler = loaders[group]();
-    loaded.set(group, handler);
-  }
-  return handler;
+  return handlers[group]();
 }

@@ -3,6 +3,7 @@ import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { getLogger } from '../shared/logger';
 
 export type HttpEventHandler = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>;
 
@@ -134,7 +135,13 @@ export async function startHttpServer(
         if (body === 'too-large') return answer(request, response, 413, 'Payload too large');
         writeResult(response, await route(request, body));
       })
-      .catch(() => {
+      .catch((error: unknown) => {
+        try {
+          // The name only: an error here may carry a request's values.
+          getLogger().error('local runtime: request failed', { error_name: (error as Error)?.name });
+        } catch {
+          // The answer below matters more than the log line.
+        }
         if (!response.headersSent) answer(request, response, 500, 'Internal server error');
         else response.destroy();
       });
