@@ -293,7 +293,7 @@ export const adminCommands: Record<string, CommandSpec> = {
   'intake log': {
     summary: "An intake endpoint's request log, newest first.",
     prints: '{"data": [...]}',
-    options: { intake: intakeOption, limit: { type: 'string', value: 'N', description: 'how many entries, 1 to 1000 (default 100)' } },
+    options: { intake: intakeOption, limit: { type: 'string', value: 'N', description: 'only the newest N entries (default: the whole log)' } },
     run: (flags) => intakeAdmin.intakeLog(flags),
   },
   'lead backfill-markers': {

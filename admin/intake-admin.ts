@@ -306,15 +306,15 @@ export async function disableIntake(flags: Flags) {
   return { intake_id: endpoint.id, is_active: false as const };
 }
 
-const limitSchema = z.coerce.number().int().min(1).max(1000);
+const limitSchema = z.coerce.number().int().min(1).max(1_000_000);
 
+/** The whole log (30 days), newest first; `--limit N` the newest N entries. */
 export async function intakeLog(flags: Flags) {
   const endpoint = await requireEndpoint(flags);
   const limitText = text(flags, 'limit');
-  const limit = limitText === undefined ? 100 : limitSchema.safeParse(limitText);
-  if (typeof limit !== 'number' && !limit.success) throw new AdminInputError('--limit must be a whole number from 1 to 1000');
-  const count = typeof limit === 'number' ? limit : limit.data;
-  return { data: await listRequestLog(endpoint.organization_id, endpoint.id, count) };
+  const limit = limitText === undefined ? undefined : limitSchema.safeParse(limitText);
+  if (limit && !limit.success) throw new AdminInputError('--limit must be a whole number from 1 to 1000000');
+  return { data: await listRequestLog(endpoint.organization_id, endpoint.id, limit?.data ?? Number.POSITIVE_INFINITY) };
 }
 
 /**

@@ -55,7 +55,7 @@ function requestLogEntryFromItem(item: Record<string, unknown>): RequestLogEntry
   return entry as unknown as RequestLogEntry;
 }
 
-/** Newest first. */
+/** Newest first: the newest `limit` entries, or all of them (`Infinity`). */
 export async function listRequestLog(organizationId: string, intakeId: string, limit: number): Promise<RequestLogEntry[]> {
   const entries: RequestLogEntry[] = [];
   let startKey: Record<string, unknown> | undefined;
@@ -64,9 +64,11 @@ export async function listRequestLog(organizationId: string, intakeId: string, l
       new QueryCommand({
         TableName: getTableName(),
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': keys.intakeEndpoint(organizationId, intakeId).pk, ':prefix': keys.intakeRequestLogPrefix },
+        // Entries past their 30 days that TTL has not removed yet (it may take days) are not shown.
+        FilterExpression: 'expires_at > :now',
+        ExpressionAttributeValues: { ':pk': keys.intakeEndpoint(organizationId, intakeId).pk, ':prefix': keys.intakeRequestLogPrefix, ':now': Math.floor(Date.now() / 1000) },
         ScanIndexForward: false,
-        Limit: limit - entries.length,
+        ...(Number.isFinite(limit) ? { Limit: limit - entries.length } : {}),
         ExclusiveStartKey: startKey,
       }),
     );

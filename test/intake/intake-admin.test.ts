@@ -1,6 +1,7 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { runCli } from '../../admin/cli';
 import { hashIntakeToken } from '../../functions/intake/intake-endpoint.repository';
+import { requestLogItem } from '../../functions/intake/intake-request-log.repository';
 import { getDocumentClient, getTableName } from '../../shared/storage/dynamo-client';
 import { keys } from '../../shared/storage/keys';
 import { startTestRuntime, type TestRuntime } from '../support/test-runtime';
@@ -112,6 +113,28 @@ test('contract: intake rotate-token, disable and log print exactly their documen
     expect(await refused('intake', command)).toMatch(/--intake is required/);
   }
   expect(await refused('intake', 'log', '--intake', created.intake_id, '--limit', '0')).toMatch(/--limit/);
+});
+
+test('contract: intake log prints the whole request log of 30 days, newest first; --limit N the newest N', async () => {
+  const created = await runtime.admin<Record<string, string>>('intake', 'create', '--org', tenant.organizationId, '--name', 'Busy form');
+  const entry = (received: Date, status: number) =>
+    requestLogItem({
+      intake_id: created.intake_id, organization_id: tenant.organizationId, received_at: received.toISOString(), method: 'POST', address: 'direct',
+      source_ip: '127.0.0.1', status, outcome: 'rejected', reason: 'invalid_body', lead_id: null, created: null, duplicate_of: null,
+      content_type: 'application/json', body_bytes: 2, duration_ms: 1,
+    } as Parameters<typeof requestLogItem>[0]);
+  const now = Date.now();
+  // 130 entries of the last hour, and one of 31 days ago that TTL has not removed yet.
+  const items = [...Array.from({ length: 130 }, (_, index) => entry(new Date(now - (index + 1) * 1000), 400)), entry(new Date(now - 31 * 86_400_000), 413)];
+  for (let start = 0; start < items.length; start += 25) {
+    await getDocumentClient().send(new BatchWriteCommand({ RequestItems: { [getTableName()]: items.slice(start, start + 25).map((Item) => ({ PutRequest: { Item } })) } }));
+  }
+  const log = await runtime.admin<{ data: Array<{ received_at: string; status: number }> }>('intake', 'log', '--intake', created.intake_id);
+  expect(log.data).toHaveLength(130);
+  expect(log.data.every((row) => row.status === 400)).toBe(true);
+  expect(log.data.map((row) => row.received_at)).toEqual([...log.data.map((row) => row.received_at)].sort().reverse());
+  const newest = await runtime.admin<{ data: Array<{ received_at: string }> }>('intake', 'log', '--intake', created.intake_id, '--limit', '120');
+  expect(newest.data.map((row) => row.received_at)).toEqual(log.data.slice(0, 120).map((row) => row.received_at));
 });
 
 test('contract: seed creates an intake endpoint and prints intake_token (with its addresses) that accepts leads', async () => {
