@@ -40,6 +40,7 @@ const updateOperations = partialUpdateOperations(
     body: updateWebhookSchema,
     response: { status: 200, description: 'The updated endpoint (without its secret)', schema: webhookSchema },
     errors: [400, 404, 409],
+    versioned: true,
     requirePath: requireEndpoint,
     handle: async (input) => ok(endpointResponse(await updateWebhook(webhookContext(input), input.params.id, input.body))),
   },
@@ -76,6 +77,7 @@ export const webhookOperations: Operation[] = [
     body: createWebhookSchema,
     response: { status: 201, description: 'The endpoint with its secret', schema: webhookWithSecretSchema },
     errors: [400],
+    versioned: true,
     handle: async (input) => created(endpointWithSecretResponse(await createWebhook(webhookContext(input), input.body))),
   }),
   defineOperation({
@@ -85,6 +87,7 @@ export const webhookOperations: Operation[] = [
     summary: 'Get a webhook endpoint (without its secret)',
     response: { status: 200, description: 'The endpoint', schema: webhookSchema },
     errors: [400, 404],
+    versioned: true,
     handle: async ({ auth, params }) => ok(endpointResponse(await requireEndpoint({ params, organizationId: auth.organizationId }))),
   }),
   ...updateOperations,
@@ -95,6 +98,7 @@ export const webhookOperations: Operation[] = [
     summary: 'Delete a webhook endpoint (unsubscribe)',
     response: { status: 200, description: 'Deleted', schema: deleteResultSchema },
     errors: [400, 404],
+    versioned: true,
     handle: async (input) => {
       await deleteWebhook(webhookContext(input), input.params.id);
       return deleted('Webhook endpoint deleted');
@@ -116,6 +120,7 @@ export const webhookOperations: Operation[] = [
     summary: 'Replace the signing secret; the old one stops working immediately',
     response: { status: 200, description: 'The endpoint with its new secret', schema: webhookWithSecretSchema },
     errors: [400, 404],
+    versioned: true,
     handle: async (input) => ok(endpointWithSecretResponse(await rotateWebhookSecret(webhookContext(input), input.params.id))),
   }),
   defineOperation({

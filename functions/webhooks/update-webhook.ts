@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { concurrentChange, noUpdatableFields, recordNotFound } from '../../shared/http/errors';
+import { assertPrecondition } from '../../shared/http/record-version';
 import { nowIso } from '../../shared/ids';
 import { getTableName } from '../../shared/storage/dynamo-client';
 import { webhookKeys } from '../../shared/storage/keys';
@@ -7,6 +8,7 @@ import { TransactionConditionFailed, transactWrite, type TransactItem } from '..
 import { getEndpoint, type WebhookEndpoint } from '../../shared/webhooks/webhook-endpoint.repository';
 import { conflictBackoff, WRITE_ATTEMPTS } from '../../shared/resources/write-batch';
 import type { WebhookContext } from './webhook-context';
+import { endpointVersion } from './webhook-response';
 import type { UpdateWebhookInput } from './webhook.schema';
 import { validatedWebhookUrl } from './webhook-url-validation';
 
@@ -15,7 +17,7 @@ const UPDATABLE_FIELDS = ['url', 'events', 'description', 'is_active'] as const;
 /**
  * PUT/PATCH /webhooks/{id}. Reactivation (`is_active: true` on a disabled endpoint) moves
  * `activated_at`, so only events after it are sent (spec §3), and starts a new failure count.
- * Only changed fields are written, conditionally on the version read.
+ * Only changed fields are written, conditionally on the version read (and on `If-Match` when sent).
  */
 export async function updateWebhook(context: WebhookContext, endpointId: string, input: UpdateWebhookInput): Promise<WebhookEndpoint> {
   const provided = UPDATABLE_FIELDS.filter((field) => input[field] !== undefined);
@@ -26,6 +28,7 @@ export async function updateWebhook(context: WebhookContext, endpointId: string,
     if (!endpoint) throw recordNotFound('Webhook endpoint');
     if (provided.length === 0) throw noUpdatableFields();
     const url = input.url !== undefined ? validatedWebhookUrl(input.url) : undefined;
+    assertPrecondition(context.ifMatch, endpoint, endpointVersion(endpoint));
 
     const changes: Partial<WebhookEndpoint> = {};
     if (url !== undefined && url !== endpoint.url) changes.url = url;

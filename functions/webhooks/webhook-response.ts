@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
+import { withVersion } from '../../shared/http/record-version';
 import type { WebhookDelivery } from '../../shared/webhooks/webhook-delivery.repository';
 import type { WebhookEndpoint } from '../../shared/webhooks/webhook-endpoint.repository';
 
 /** The endpoint as the API shows it: never the secret, never internal counters. */
-export function endpointResponse(endpoint: WebhookEndpoint) {
+function shown(endpoint: WebhookEndpoint) {
   return {
     id: endpoint.id,
     url: endpoint.url,
@@ -16,9 +18,21 @@ export function endpointResponse(endpoint: WebhookEndpoint) {
   };
 }
 
+/**
+ * The version behind an endpoint's strong ETag: a digest of what the API shows of it (every change,
+ * the delivery worker's disabling and a secret rotation included, moves `updated_at`).
+ */
+export function endpointVersion(endpoint: WebhookEndpoint): number {
+  return Number.parseInt(createHash('sha256').update(JSON.stringify(shown(endpoint))).digest('hex').slice(0, 12), 16);
+}
+
+export function endpointResponse(endpoint: WebhookEndpoint) {
+  return withVersion(shown(endpoint), endpointVersion(endpoint));
+}
+
 /** Only when created and rotated (spec §2: the secret is returned once). */
 export function endpointWithSecretResponse(endpoint: WebhookEndpoint) {
-  return { ...endpointResponse(endpoint), secret: endpoint.secret };
+  return withVersion({ ...shown(endpoint), secret: endpoint.secret }, endpointVersion(endpoint));
 }
 
 export function deliveryResponse(delivery: WebhookDelivery) {

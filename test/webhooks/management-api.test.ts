@@ -181,6 +181,32 @@ describe('spec §4 webhook management', () => {
     expect((await runtime.request('PATCH', `/webhooks/${id}`, { key: tenant.apiKey, body: { is_active: 'yes' } })).status).toBe(400);
   });
 
+  test('resources.md §1 Concurrency: an endpoint answer carries a strong ETag; PUT, PATCH and DELETE honour If-Match (412, nothing written)', async () => {
+    const tenant = await runtime.organization();
+    const created = await create(tenant);
+    const { id } = created.body;
+    const path = `/webhooks/${id}`;
+    const tagOf = (response: { headers: Headers }) => response.headers.get('etag');
+    const read = await runtime.request('GET', path, { key: tenant.apiKey });
+    expect(tagOf(created)).toMatch(/^"[^"]+"$/);
+    expect(tagOf(read)).toBe(tagOf(created));
+    const changed = await runtime.request('PATCH', path, { key: tenant.apiKey, body: { description: 'first' }, headers: { 'If-Match': tagOf(read)! } });
+    expect(changed.status).toBe(200);
+    expect(tagOf(changed)).not.toBe(tagOf(read));
+    expect(tagOf(await runtime.request('GET', path, { key: tenant.apiKey }))).toBe(tagOf(changed));
+    for (const method of ['PATCH', 'PUT']) {
+      const stale = await runtime.request(method, path, { key: tenant.apiKey, body: { is_active: false }, headers: { 'If-Match': tagOf(read)! } });
+      expect(stale.status).toBe(412);
+      expect(stale.body).toMatchObject({ error: 'Precondition failed', status: 412 });
+    }
+    const rotated = await runtime.request('POST', `${path}/rotate-secret`, { key: tenant.apiKey });
+    expect(tagOf(rotated)).toMatch(/^"/);
+    expect((await runtime.request('DELETE', path, { key: tenant.apiKey, headers: { 'If-Match': tagOf(changed)! } })).status).toBe(412);
+    expect((await runtime.request('GET', path, { key: tenant.apiKey })).body).toMatchObject({ is_active: true, description: 'first' });
+    expect((await runtime.request('DELETE', path, { key: tenant.apiKey, headers: { 'If-Match': tagOf(rotated)! } })).status).toBe(200);
+    expect((await runtime.request('GET', path, { key: tenant.apiKey })).status).toBe(404);
+  });
+
   test('spec §4, §6: DELETE /webhooks/{id} unsubscribes; the endpoint is gone (404) afterwards', async () => {
     const tenant = await runtime.organization();
     const { id } = (await create(tenant)).body;
