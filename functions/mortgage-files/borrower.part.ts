@@ -51,7 +51,7 @@ export const INLINE_CUSTOMER_FIELDS = [
 const inlineShape = Object.fromEntries(INLINE_CUSTOMER_FIELDS.map((field) => [field, createCustomerSchema.shape[field]]));
 const borrowerOwnFields = {
   relationship: z.union([z.literal(''), listValue('borrower-relationships')]).nullable().optional(),
-  order_index: integerSchema(0, 1000).nullable().optional(),
+  order_index: integerSchema(0, 1_000_000).nullable().optional(),
 };
 
 export const createBorrowerSchema = z

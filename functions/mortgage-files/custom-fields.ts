@@ -75,14 +75,20 @@ function checkedValue(definition: CustomFieldDefinition, value: unknown): { valu
       const parsed = signedAmount.safeParse(value);
       return parsed.success ? { value: parsed.data } : { error: parsed.error.issues[0]?.message ?? 'must be a number' };
     }
+    // Strings are trimmed, and blank is no value (resources.md §1 "Strings").
     case 'date': {
       if (typeof value !== 'string') return { error: 'must be a date YYYY-MM-DD' };
-      return date.safeParse(value).success ? { value } : { error: 'must be a date YYYY-MM-DD (a real calendar day)' };
+      const trimmed = value.trim();
+      if (trimmed === '') return { value: null };
+      return date.safeParse(trimmed).success ? { value: trimmed } : { error: 'must be a date YYYY-MM-DD (a real calendar day)' };
     }
     case 'boolean':
       return typeof value === 'boolean' ? { value } : { error: 'must be true or false' };
-    case 'select':
-      return typeof value === 'string' && (definition.options ?? []).includes(value) ? { value } : { error: `must be one of ${(definition.options ?? []).join(', ')}` };
+    case 'select': {
+      const trimmed = typeof value === 'string' ? value.trim() : undefined;
+      if (trimmed === '') return { value: null };
+      return trimmed !== undefined && (definition.options ?? []).includes(trimmed) ? { value: trimmed } : { error: `must be one of ${(definition.options ?? []).join(', ')}` };
+    }
     default:
       return { error: 'has an unknown type' };
   }

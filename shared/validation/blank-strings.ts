@@ -12,7 +12,7 @@ import { unwrapSchema } from './schema-shape';
 export function withBlankStringsResolved(schema: z.ZodType, value: unknown): unknown {
   const inner = unwrapSchema(schema);
   if (Array.isArray(value)) {
-    return inner.def.type === 'array' && inner.def.element ? value.map((item) => withBlankStringsResolved(inner.def.element!, item)) : value;
+    return inner.def.type === 'array' && inner.def.element ? value.map((item) => resolvedField(inner.def.element!, item)) : value;
   }
   if (value === null || typeof value !== 'object' || inner.def.type !== 'object' || !inner.def.shape) return value;
   const resolved: Record<string, unknown> = {};

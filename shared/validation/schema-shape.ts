@@ -5,6 +5,7 @@ export interface SchemaDefinition {
   type: string;
   innerType?: z.ZodType;
   in?: z.ZodType;
+  out?: z.ZodType;
   shape?: Record<string, z.ZodType>;
   element?: z.ZodType;
   catchall?: z.ZodType;
@@ -18,7 +19,9 @@ export function unwrapSchema(schema: z.ZodType): z.ZodType & { def: SchemaDefini
     if ((type === 'nullable' || type === 'optional' || type === 'default' || type === 'readonly') && current.def.innerType) {
       current = current.def.innerType as unknown as typeof current;
     } else if (type === 'pipe' && current.def.in) {
-      current = current.def.in as unknown as typeof current;
+      // A pipe that takes anything in (a check of the raw value first) has its shape in its output.
+      const input = current.def.in as unknown as { def: SchemaDefinition };
+      current = (['unknown', 'any'].includes(input.def.type) && current.def.out ? current.def.out : current.def.in) as unknown as typeof current;
     } else {
       return current as unknown as z.ZodType & { def: SchemaDefinition };
     }

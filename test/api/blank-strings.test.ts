@@ -57,4 +57,24 @@ describe('resources.md §1: blank strings in optional fields are null, blanks ar
     expect(await call(tenant, 'PATCH', `/customers/${customer.id}`, { birth_date: null, city: 'Haifa' })).toMatchObject({ birth_date: '1990-05-01', city: 'Haifa' });
     await call(tenant, 'PATCH', `/customers/${customer.id}`, { marital_status: 'complicated' }, 400);
   });
+  test('inside arrays, value maps and piped bodies too: reminder channels, calculator-mix tracks, custom-field dates and options', async () => {
+    const tenant = await runtime.organization();
+    const org = ['--org', tenant.organizationId];
+    await runtime.admin('custom-field', 'create', ...org, '--name', 'signing_day', '--label', 'Signing day', '--type', 'date');
+    await runtime.admin('custom-field', 'create', ...org, '--name', 'channel', '--label', 'Channel', '--type', 'select', '--options', 'web,phone');
+    const file = await call(tenant, 'POST', '/mortgage-files', {}, 201);
+    const at = (path: string) => `/mortgage-files/${file.id}${path}`;
+
+    const reminder = await call(tenant, 'POST', at('/reminders'), { title: 'Call', remind_at: new Date(Date.now() + 3_600_000).toISOString(), channels: [' in_app '] }, 201);
+    expect(reminder.channels).toEqual(['in_app']);
+    const mix = await call(tenant, 'POST', at('/calculator-mixes'), { data: { version: 2, mixes: [{ track: ' prime ', amount: 1000, years: 20, rate: 4, index: ' cpi ' }] } }, 201);
+    expect(mix.data.mixes[0]).toMatchObject({ track: 'prime', index: 'cpi' });
+    const values = await call(tenant, 'PATCH', at('/custom-fields'), { values: { signing_day: ' 2030-01-31 ', channel: ' web ' } });
+    expect(values.data.map((field: Body) => [field.field_name, field.value])).toEqual([['signing_day', '2030-01-31'], ['channel', 'web']]);
+    const cleared = await call(tenant, 'PATCH', at('/custom-fields'), { values: { signing_day: ' ', channel: '' } });
+    expect(cleared.data.map((field: Body) => field.value)).toEqual([null, null]);
+    // Still refused: a value that is wrong once trimmed.
+    await call(tenant, 'POST', at('/reminders'), { title: 'Call', remind_at: new Date(Date.now() + 3_600_000).toISOString(), channels: [' fax '] }, 400);
+    await call(tenant, 'PATCH', at('/custom-fields'), { values: { channel: ' email ' } }, 400);
+  });
 });
