@@ -1,7 +1,7 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { newId } from '../ids';
-import { getDocumentClient, getTableName } from '../storage/dynamo-client';
+import { getTableName } from '../storage/dynamo-client';
 import { expiresInDays, keys, withoutStorageAttributes } from '../storage/keys';
+import { queryAll } from '../storage/paginated-requests';
 import type { TransactItem } from '../storage/transactions';
 
 export const NOTIFICATION_RETENTION_DAYS = 90;
@@ -39,15 +39,14 @@ export function notificationPut(userId: string, input: NotificationInput, at = n
   };
 }
 
-export async function listNotifications(userId: string, limit = 100): Promise<Record<string, unknown>[]> {
-  const result = await getDocumentClient().send(
-    new QueryCommand({
-      TableName: getTableName(),
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': keys.notificationsOfUser(userId) },
-      ScanIndexForward: false,
-      Limit: limit,
-    }),
-  );
-  return (result.Items ?? []).map((item) => withoutStorageAttributes(item));
+export async function listNotifications(userId: string): Promise<Record<string, unknown>[]> {
+  const items = await queryAll({
+    TableName: getTableName(),
+    KeyConditionExpression: 'pk = :pk',
+    // Past their 90 days but not yet removed by TTL (which may take days): not shown.
+    FilterExpression: 'expires_at > :now',
+    ExpressionAttributeValues: { ':pk': keys.notificationsOfUser(userId), ':now': Math.floor(Date.now() / 1000) },
+    ScanIndexForward: false,
+  });
+  return items.map((item) => withoutStorageAttributes(item));
 }

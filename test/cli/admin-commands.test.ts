@@ -66,3 +66,22 @@ describe('contract: admin commands against the same database the API uses', () =
     expect(result.exitCode).toBe(2);
   });
 });
+
+describe('contract: notifications --user', () => {
+  test("prints every notification of the user's 90 days, newest first, not only the first page; none past its 90 days", async () => {
+    const { BatchWriteCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { getDocumentClient, getTableName } = await import('../../shared/storage/dynamo-client');
+    const { notificationPut } = await import('../../shared/organizations/notification.repository');
+    const tenant = await runtime.organization();
+    const now = Date.now();
+    const item = (at: number, title: string) => ({ ...notificationPut(tenant.userId, { organization_id: tenant.organizationId, type: 'test', title }, new Date(at).toISOString()).Put!.Item });
+    const items = Array.from({ length: 130 }, (_, index) => item(now - (index + 1) * 1000, `n${index}`));
+    items.push({ ...item(now - 91 * 86_400_000, 'expired'), expires_at: Math.floor(now / 1000) - 86_400 });
+    for (let start = 0; start < items.length; start += 25) {
+      await getDocumentClient().send(new BatchWriteCommand({ RequestItems: { [getTableName()]: items.slice(start, start + 25).map((Item) => ({ PutRequest: { Item } })) } }));
+    }
+    const { data } = await runtime.admin<{ data: Array<{ title: string; type: string; created_at: string }> }>('notifications', '--user', tenant.userId);
+    const mine = data.filter((row) => row.type === 'test');
+    expect(mine.map((row) => row.title)).toEqual(Array.from({ length: 130 }, (_, index) => `n${index}`));
+  });
+});
