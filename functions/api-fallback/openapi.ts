@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import type { Operation } from '../../shared/http/operation';
+import { DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET } from '../../shared/http/list-query';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -45,8 +46,9 @@ const IF_MATCH_PARAMETER = {
   schema: { type: 'string' },
 };
 
+/** Without `$schema` (the document sets the dialect) and `$id` (a component is named by its place). */
 function stripDialect(schema: JsonSchema): JsonSchema {
-  const { $schema: _dialect, ...rest } = schema;
+  const { $schema: _dialect, $id: _id, ...rest } = schema;
   return rest;
 }
 
@@ -71,6 +73,12 @@ function schemaFor(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
   return stripDialect(z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchema);
 }
 
+/** Spec §4 "Common list query parameters" (a value out of range falls back to the default, or is capped). */
+const PAGING_PARAMETERS: Record<string, JsonSchema> = {
+  limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT },
+  offset: { type: 'integer', minimum: 0, maximum: MAX_OFFSET, default: 0 },
+};
+
 function parametersFor(operation: Operation): JsonSchema[] {
   const pathParameters = [...operation.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
     name,
@@ -84,7 +92,7 @@ function parametersFor(operation: Operation): JsonSchema[] {
     in: 'query',
     required: false,
     ...(schema.description ? { description: schema.description } : {}),
-    schema: name === 'limit' || name === 'offset' ? { type: 'integer', minimum: 0 } : { type: 'string' },
+    schema: PAGING_PARAMETERS[name] ?? { type: 'string' },
   }));
   const conditional = operation.versioned && ['PUT', 'PATCH', 'DELETE'].includes(operation.method);
   return [...pathParameters, ...queryParameters, ...(conditional ? [IF_MATCH_PARAMETER] : [])];
@@ -211,7 +219,13 @@ const INTAKE_SCHEMAS: Record<string, JsonSchema> = {
   IntakeError: {
     type: 'object',
     required: ['ok', 'error'],
-    properties: { ok: { type: 'boolean', const: false }, error: { type: 'string' }, details: { type: 'string' }, status: { type: 'integer' } },
+    properties: {
+      ok: { type: 'boolean', const: false },
+      error: { type: 'string' },
+      details: { type: 'string' },
+      status: { type: 'integer' },
+      reason: { type: 'string', description: 'A stable code for the refusal (contact_missing, invalid_body, signature_invalid, endpoint_not_found, ...)' },
+    },
   },
 };
 
@@ -223,11 +237,11 @@ export function buildOpenApiDocument(operations: Operation[]): JsonSchema {
     paths[operation.path][operation.method.toLowerCase()] = operationObject(operation);
   }
   paths['/hooks/leads/{token}'] = intakePath();
-  const registered = z.toJSONSchema(z.globalRegistry, {
-    uri: (id) => `#/components/schemas/${id}`,
-    unrepresentable: 'any',
-  }) as { schemas: Record<string, JsonSchema> };
-  const schemas = Object.fromEntries(Object.entries(registered.schemas).map(([id, schema]) => [id, stripDialect(schema)]));
+  // Request bodies are described as the client sends them (a value's transform has no JSON Schema), answers as sent back.
+  const registered = (io: 'input' | 'output') =>
+    (z.toJSONSchema(z.globalRegistry, { uri: (id) => `#/components/schemas/${id}`, unrepresentable: 'any', io }) as { schemas: Record<string, JsonSchema> }).schemas;
+  const [inputs, outputs] = [registered('input'), registered('output')];
+  const schemas = Object.fromEntries(Object.entries(outputs).map(([id, schema]) => [id, stripDialect(id.endsWith('Request') && inputs[id] ? inputs[id] : schema)]));
   schemas.Error ??= stripDialect(z.toJSONSchema(errorSchema) as JsonSchema);
   Object.assign(schemas, INTAKE_SCHEMAS);
   return allowUnknownProperties({

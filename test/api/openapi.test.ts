@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import ts from 'typescript';
+import Ajv2020 from 'ajv/dist/2020';
 import { compileErrors, validate } from '@readme/openapi-parser';
 import { documentedOperations } from '../../functions/api-fallback/openapi-document';
 import { API_ROUTES } from '../../shared/http/route-table';
@@ -28,6 +29,23 @@ describe('spec §9: GET /openapi.json, a machine-readable OpenAPI description', 
     const result = await validate(structuredClone(document));
     if (!result.valid) throw new Error(compileErrors(result));
     expect(result.valid).toBe(true);
+  });
+
+  test('every schema in it is a valid JSON Schema of the 2020-12 dialect OpenAPI 3.1 uses (no $id fragments)', () => {
+    const ajv = new Ajv2020({ strict: false, validateFormats: false });
+    const invalid = Object.entries(document.components.schemas as Record<string, object>)
+      .filter(([, schema]) => !ajv.validateSchema(schema))
+      .map(([name]) => `${name}: ${ajv.errorsText()}`);
+    expect(invalid).toEqual([]);
+  });
+
+  test('request bodies are described as sent: webhook events are an array of event names; list paging has its defaults and bounds', () => {
+    const events = document.components.schemas.CreateWebhookRequest.properties.events;
+    expect(events).toMatchObject({ type: 'array', items: { enum: expect.arrayContaining(['lead.created']) } });
+    const parameters = document.paths['/leads'].get.parameters;
+    expect(parameters.find((parameter: any) => parameter.name === 'limit').schema).toEqual({ type: 'integer', minimum: 1, maximum: 500, default: 50 });
+    expect(parameters.find((parameter: any) => parameter.name === 'offset').schema).toEqual({ type: 'integer', minimum: 0, maximum: 1_000_000, default: 0 });
+    expect(document.components.schemas.IntakeError.properties.reason).toMatchObject({ type: 'string' });
   });
 
   test('covers every served route and method, each with its responses and errors', () => {
