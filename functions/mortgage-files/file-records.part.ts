@@ -43,7 +43,9 @@ function recordPart(spec: RecordPartSpec): PartDefinition {
   const writable = spec.fields.extend({ borrower_id: borrowerId });
   const fieldNames = Object.keys(writable.shape);
   const optionalShape = Object.fromEntries(fieldNames.map((name) => [name, (writable.shape[name] as z.ZodType).nullable().optional()]));
-  const createSchema = z.object(optionalShape).meta({ id: `Create${spec.names.singular.charAt(0).toUpperCase()}${spec.names.singular.slice(1)}Request` });
+  const required = spec.borrowerRequired ? ['borrower_id', ...spec.required] : spec.required;
+  // Required values are checked by the create's own rule (a blank one is missing too); the description says which.
+  const createSchema = z.object(optionalShape).meta({ id: `Create${spec.names.singular.charAt(0).toUpperCase()}${spec.names.singular.slice(1)}Request`, required });
   const updateSchema = z.object(optionalShape).meta({ id: `Update${spec.names.singular.charAt(0).toUpperCase()}${spec.names.singular.slice(1)}Request` });
   const recordSchema = z
     .object({
@@ -57,7 +59,6 @@ function recordPart(spec: RecordPartSpec): PartDefinition {
       updated_at: dateTime,
     })
     .meta({ id: spec.label.replace(/ /g, '') });
-  const required = spec.borrowerRequired ? ['borrower_id', ...spec.required] : spec.required;
 
   return definePart({
     type: spec.type,

@@ -46,6 +46,8 @@ describe('spec §9: GET /openapi.json, a machine-readable OpenAPI description', 
     expect(parameters.find((parameter: any) => parameter.name === 'limit').schema).toEqual({ type: 'integer', minimum: 1, maximum: 500, default: 50 });
     expect(parameters.find((parameter: any) => parameter.name === 'offset').schema).toEqual({ type: 'integer', minimum: 0, maximum: 1_000_000, default: 0 });
     expect(document.components.schemas.IntakeError.properties.reason).toMatchObject({ type: 'string' });
+    expect(document.components.schemas.CreateIncomeRequest.required).toEqual(['borrower_id', 'income_type', 'monthly_amount']);
+    expect(document.components.schemas.CreateBankAccountRequest.required).toEqual(['bank_code']);
   });
 
   test('covers every served route and method, each with its responses and errors', () => {
