@@ -1,8 +1,9 @@
 import * as z from 'zod';
 import { badRequest, noUpdatableFields } from '../../shared/http/errors';
 import { childOperations, defineChild } from '../../shared/resources/child-collection';
-import { amountSchema, integerSchema } from '../../shared/validation/bounded';
+import { integerSchema } from '../../shared/validation/bounded';
 import { listValue, NAME_MAX, text } from '../../shared/validation/fields';
+import { positiveAmount } from './money';
 import { mortgageFileEntity } from './mortgage-file.entity';
 
 /**
@@ -20,7 +21,7 @@ const hasAtMostThreeDecimals = (value: number) => Number(value.toFixed(3)) === v
 export const mixItemSchema = z
   .object({
     track: listValue('mix-tracks'),
-    amount: amountSchema().refine((value) => value > 0, 'must be greater than 0'),
+    amount: positiveAmount(),
     years: integerSchema(4, 30),
     rate: z.number({ error: 'must be a number' }).min(0, 'must be at least 0').max(20, 'must be at most 20').refine(hasAtMostThreeDecimals, 'must have at most 3 decimal places').describe('Annual percent'),
     index: listValue('mix-indexes').optional(),

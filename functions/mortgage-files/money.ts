@@ -22,4 +22,4 @@ export function addDays(day: string, days: number): string {
 }
 
 /** A charge's or payment's amount: an ILS amount (`amountSchema`) greater than 0. */
-export const positiveAmount = () => amountSchema().refine((value) => value > 0, 'must be greater than 0');
+export const positiveAmount = () => amountSchema().refine((value) => value > 0, 'must be greater than 0').meta({ exclusiveMinimum: 0 });

@@ -21,7 +21,8 @@ export const amountSchema = () =>
     .finite()
     .min(0, 'must be at least 0')
     .max(MAX_AMOUNT, `must be at most ${MAX_AMOUNT}`)
-    .refine(hasAtMostTwoDecimals, 'must have at most 2 decimal places');
+    .refine(hasAtMostTwoDecimals, 'must have at most 2 decimal places')
+    .describe('An amount in ILS with at most 2 decimal places');
 
 /** A signed amount (a bank balance): finite, within [min, MAX_AMOUNT], at most 2 decimals. */
 export const signedAmountSchema = (min: number) =>
@@ -30,7 +31,8 @@ export const signedAmountSchema = (min: number) =>
     .finite()
     .min(min, `must be at least ${min}`)
     .max(MAX_AMOUNT, `must be at most ${MAX_AMOUNT}`)
-    .refine(hasAtMostTwoDecimals, 'must have at most 2 decimal places');
+    .refine(hasAtMostTwoDecimals, 'must have at most 2 decimal places')
+    .describe('An amount in ILS with at most 2 decimal places');
 
 /** A whole number within [min, max]. */
 export const integerSchema = (min: number, max: number) =>
