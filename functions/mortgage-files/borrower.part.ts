@@ -5,7 +5,7 @@ import { conflict, forbidden, noUpdatableFields, validationFailed as invalid } f
 import { planChildRewrite, readChildren } from '../../shared/resources/child-collection';
 import { definePart, partsOf, planPartDelete, siblingsOf, type Family } from '../../shared/resources/child-entity';
 import type { StoredRecord } from '../../shared/resources/entity';
-import { assertUniqueValuesFree, getRecord, getRecords, planCreate, planUpdate, sameValue } from '../../shared/resources/entity.repository';
+import { assertUniqueValuesFree, getRecord, getRecords, holdRecord, planCreate, planUpdate, sameValue } from '../../shared/resources/entity.repository';
 import { WriteBatch } from '../../shared/resources/write-batch';
 import { getDocumentClient, getTableName } from '../../shared/storage/dynamo-client';
 import { entityKeys } from '../../shared/storage/keys';
@@ -102,12 +102,11 @@ async function customerByIdNumber(organizationId: string, idType: unknown, idNum
  * them needs `customers:write` as well (resources.md §6, §11); `null` never erases (customer rule).
  */
 async function planCustomerChange(context: WriteContext, customer: StoredRecord, inline: Record<string, unknown>, batch: WriteBatch): Promise<StoredRecord> {
-  if (Object.keys(inline).length === 0) return customer;
   const own = new WriteBatch();
-  const updated = await planUpdate(customerEntity, customerContext(context), customer, inline, own);
+  const updated = Object.keys(inline).length === 0 ? customer : await planUpdate(customerEntity, customerContext(context), customer, inline, own);
   if (updated === customer) {
-    // Unchanged, but it must still exist when the borrower is written.
-    batch.requireExists(entityKeys.record(customerEntity.type, context.organizationId, customer.id), () => invalid('customer_id: not a customer of the organization'));
+    // Unchanged, but it must still exist when the borrower is written, and a delete racing this write must see it.
+    holdRecord(customerEntity, context.organizationId, customer.id, batch, () => invalid('customer_id: not a customer of the organization'));
     return customer;
   }
   if (!isAllowed(context.permissions ?? [], 'customers', 'write')) {

@@ -5,10 +5,11 @@ import { newId, nowIso } from '../../shared/ids';
 import { findStatus, getOrganization, takeNextFileNumber, type Organization } from '../../shared/organizations/organization.repository';
 import { findActiveUser } from '../../shared/organizations/user.repository';
 import { defineEntity, type StoredRecord } from '../../shared/resources/entity';
-import { getRecord } from '../../shared/resources/entity.repository';
+import { getRecord, holdRecord } from '../../shared/resources/entity.repository';
 import { getDocumentClient, getTableName } from '../../shared/storage/dynamo-client';
 import { entityKeys, type ItemKey } from '../../shared/storage/keys';
 import type { TransactItem } from '../../shared/storage/transactions';
+import type { WriteBatch } from '../../shared/resources/write-batch';
 import { amountSchema } from '../../shared/validation/bounded';
 import { calendarDate, emptyToNull, FREE_TEXT_MAX, listValue, TITLE_MAX, text } from '../../shared/validation/fields';
 import type { WriteContext } from '../../shared/write-context';
@@ -117,6 +118,11 @@ function checkedStatus(organization: Organization | undefined, status: string): 
   }
 }
 
+/** The file's customer, held by the file's write: a customer delete racing it is a 409, never a file naming a deleted customer. */
+function holdCustomer(organizationId: string, customerId: string, batch: WriteBatch): void {
+  holdRecord(customerEntity, organizationId, customerId, batch, () => invalid('customer_id: not a customer of the organization'));
+}
+
 /** References in the body must be the organization's (spec §7: 400 naming the field). */
 async function checkReferences(organizationId: string, values: Record<string, unknown>): Promise<void> {
   const failures = await Promise.all([
@@ -203,7 +209,7 @@ export const mortgageFileEntity = defineEntity({
       conflict: () => conflict('Duplicate file_number', { code: '23505', details: 'Another file of the organization has this file_number' }),
     },
   ],
-  async build(input, context) {
+  async build(input, context, checks) {
     const values: Record<string, unknown> = {};
     // Omitted, null and empty (after trimming) are all no value.
     for (const field of FILE_FIELDS) values[field] = emptyToNull(input[field] ?? null);
@@ -215,6 +221,7 @@ export const mortgageFileEntity = defineEntity({
       givenStatus || values.file_number ? getOrganization(context.organizationId) : undefined,
     ]);
     if (givenStatus) checkedStatus(organization, givenStatus);
+    if (typeof values.customer_id === 'string') holdCustomer(context.organizationId, values.customer_id, checks);
     const numbered = values.file_number ? organization : await takeNextFileNumber(context.organizationId);
     const status = givenStatus ?? numbered?.file_statuses.find((item) => item.is_default && item.is_active)?.value ?? 'setup';
     if (REJECTED_CREATE_STATUSES.has(status)) throw invalid(`status: a file cannot be created in status "${status}"`);
@@ -229,12 +236,13 @@ export const mortgageFileEntity = defineEntity({
       created_by: context.userId,
     };
   },
-  async change(current: StoredRecord, input, context) {
+  async change(current: StoredRecord, input, context, checks) {
     const provided = Object.fromEntries(FILE_FIELDS.flatMap((field) => (input[field] === undefined ? [] : [[field, emptyToNull(input[field])]])));
     if (provided.file_number === null) throw invalid('file_number: cannot be cleared');
     if (provided.status === null) throw invalid('status: cannot be cleared');
     const changed = Object.fromEntries(Object.entries(provided).filter(([field, value]) => current[field] !== value));
     await checkReferences(context.organizationId, changed);
+    if (typeof changed.customer_id === 'string') holdCustomer(context.organizationId, changed.customer_id, checks);
     if (typeof changed.status === 'string') {
       checkedStatus(await getOrganization(context.organizationId), changed.status);
       const statusNotes = (input as { [STATUS_NOTES]?: string | null })[STATUS_NOTES] ?? null;

@@ -543,6 +543,26 @@ describe('resources.md §3, §5, §11: a customer\'s files', () => {
     expect((await call(tenant, 'DELETE', `/customers/${main.customer_id}`)).status).toBe(200);
   });
 
+  test('a customer deleted while it is being linked to a file: never both (the delete is a 409, or the link a 400); no file names a deleted customer', async () => {
+    const tenant = await runtime.organization();
+    const file = await createFile(tenant, {});
+    for (let round = 0; round < 6; round++) {
+      const customer = (await call(tenant, 'POST', '/customers', { first_name: `Race${round}`, last_name: 'Levi' })).body;
+      const link = round % 2 === 0
+        ? call(tenant, 'POST', `/mortgage-files/${file.id}/borrowers`, { customer_id: customer.id })
+        : call(tenant, 'POST', '/mortgage-files', { customer_id: customer.id });
+      const [linked, deleted] = await Promise.all([link, call(tenant, 'DELETE', `/customers/${customer.id}`)]);
+      expect({ round, both: linked.status === 201 && deleted.status === 200 }).toEqual({ round, both: false });
+      expect([201, 400]).toContain(linked.status);
+      expect([200, 409]).toContain(deleted.status);
+    }
+    const files = (await call(tenant, 'GET', '/mortgage-files?limit=500')).body.data;
+    const borrowers = (await call(tenant, 'GET', `/mortgage-files/${file.id}/borrowers`)).body.data;
+    for (const customerId of [...files.map((row: Body) => row.customer_id), ...borrowers.map((row: Body) => row.customer_id)].filter(Boolean)) {
+      expect((await call(tenant, 'GET', `/customers/${customerId}`)).status).toBe(200);
+    }
+  });
+
   test('DELETE /mortgage-files/{id} removes its borrowers, incomes and other records; the customers remain', async () => {
     const tenant = await runtime.organization();
     const file = await createFile(tenant, {
