@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { conflict, validationFailed } from '../../shared/http/errors';
 import { childOperations, defineChild, sentFields } from '../../shared/resources/child-collection';
 import type { StoredRecord } from '../../shared/resources/entity';
-import { getRecords, recordFromItem, sameValue } from '../../shared/resources/entity.repository';
+import { getRecords, holdRecord, recordFromItem, sameValue } from '../../shared/resources/entity.repository';
 import { VersionConflict, type WriteBatch } from '../../shared/resources/write-batch';
 import { getTableName } from '../../shared/storage/dynamo-client';
 import { entityKeys } from '../../shared/storage/keys';
@@ -127,6 +127,8 @@ export const fileContactChild = defineChild({
   // The guard names the link, whose id exists only now.
   afterCreate(record, { context }, batch) {
     planGuardPut(batch, context.organizationId, record.mortgage_file_id as string, record.contact_id as string, record.role as string, record.id);
+    // The contact must still exist, and a delete racing this link reads again and takes it along.
+    holdRecord(contactEntity, context.organizationId, record.contact_id as string, batch, () => validationFailed('contact_id: not a contact of the organization'));
   },
   async change(current, input, { context }, batch) {
     const provided = Object.fromEntries(Object.entries(sentFields(input, ['role', 'notes'], ['role'])).map(([name, value]) => [name, emptyToNull(value)]));

@@ -154,6 +154,20 @@ describe('file contacts', () => {
     expect((await runtime.request('POST', links(file.id), { key: tenant.apiKey, body: { contact_id: staying.id } })).status).toBe(201);
   });
 
+  test('a contact deleted while it is being linked: the delete takes the link along, or the link is a 400; no link is left behind', async () => {
+    const tenant = await runtime.organization();
+    const file = await newFile(tenant);
+    for (let round = 0; round < 6; round++) {
+      const contact = await newContact(tenant, { type: 'banker', first_name: `Race${round}` });
+      const [linked, deleted] = await Promise.all([
+        runtime.request('POST', links(file.id), { key: tenant.apiKey, body: { contact_id: contact.id } }),
+        runtime.request('DELETE', `/contacts/${contact.id}`, { key: tenant.apiKey }),
+      ]);
+      expect({ round, deleted: deleted.status, linked: [201, 400].includes(linked.status) }).toEqual({ round, deleted: 200, linked: true });
+    }
+    expect((await runtime.request('GET', links(file.id), { key: tenant.apiKey })).body).toEqual({ data: [], count: 0 });
+  });
+
   test('a link whose contact vanished anyway (a delete racing the link) is listed with contact: null, never an error', async () => {
     const tenant = await runtime.organization();
     const file = await newFile(tenant);
