@@ -194,7 +194,12 @@ async function resolve(context: WriteContext, lookup: Lookup, checks: WriteBatch
     }
     if (field === 'lead_id') scope.leads.set(item.id as string, leadSummary(item));
     if (field === 'customer_id') scope.customers.set(item.id as string, customerSummary(item));
-    checks.requireExists(key, () => (field === 'mortgage_file_id' && lookup.fileFromPath ? recordNotFound('Mortgage file') : invalid(REFERENCE_MEANING[field])));
+    if (field === 'mortgage_file_id') {
+      checks.requireExists(key, () => (lookup.fileFromPath ? recordNotFound('Mortgage file') : invalid(REFERENCE_MEANING[field])));
+    } else {
+      // A lead or customer deleted meanwhile reads again and unlinks this task too (never a task naming a deleted record).
+      checks.hold(key, () => invalid(REFERENCE_MEANING[field]));
+    }
   }
   if (parent) await checkChain(context, parent, lookup.taskId, checks);
   return { activeUsers };
@@ -230,8 +235,10 @@ async function checkChain(context: WriteContext, parent: StoredRecord, taskId: s
   while (current) {
     if (current.id === taskId) throw cycle();
     chain.push(current);
-    // An ancestor changed or went since it was read: read the chain again.
-    checks.requireVersion(taskKey(context.organizationId, current.id), versionOf(current) ?? 0, () => new VersionConflict());
+    // An ancestor changed or went since it was read: read the chain again. The parent itself is held
+    // (its version moves): its delete, racing this write, reads again and unlinks this task too.
+    if (current === parent) checks.hold(taskKey(context.organizationId, current.id), () => new VersionConflict(), versionOf(current) ?? 0);
+    else checks.requireVersion(taskKey(context.organizationId, current.id), versionOf(current) ?? 0, () => new VersionConflict());
     const next = current.parent_task_id as string | null;
     if (!next) break;
     // The task itself is one more level below the chain.

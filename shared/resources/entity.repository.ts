@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { noUpdatableFields, recordNotFound } from '../http/errors';
 import { buildSearchText, parsePaging, sanitizeSearchTerm } from '../http/list-query';
-import { assertPrecondition, preconditionFailed, storedVersion, VERSION_ATTRIBUTE, versionCondition, versionOf, withVersion } from '../http/record-version';
+import { assertPrecondition, preconditionFailed, storedVersion, versionCondition, versionOf, withVersion } from '../http/record-version';
 import { newId, nowIso } from '../ids';
 import { getDocumentClient, getTableName } from '../storage/dynamo-client';
 import { entityKeys } from '../storage/keys';
@@ -189,25 +189,9 @@ export async function assertUniqueValuesFree(entity: EntityDefinition, organizat
   }
 }
 
-/**
- * Holds a record the write relies on (a customer it links, ...): the record must still exist, and
- * its version moves (its ETag with it), so a delete that read the record before this write commits
- * fails on its version, reads again and its guard sees this write (a customer with a file is a 409).
- */
+/** `WriteBatch.hold` of an entity's record. */
 export function holdRecord(entity: EntityDefinition, organizationId: string, id: string, batch: WriteBatch, onMissing: () => Error): void {
-  batch.add(
-    {
-      Update: {
-        TableName: getTableName(),
-        Key: entityKeys.record(entity.type, organizationId, id),
-        UpdateExpression: 'SET #version = if_not_exists(#version, :zero) + :one',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: { '#version': VERSION_ATTRIBUTE },
-        ExpressionAttributeValues: { ':zero': 0, ':one': 1 },
-      },
-    },
-    onMissing,
-  );
+  batch.hold(entityKeys.record(entity.type, organizationId, id), onMissing);
 }
 
 export interface CreateOptions {

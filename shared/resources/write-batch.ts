@@ -1,6 +1,6 @@
 import { concurrentChange } from '../http/errors';
 import { getLogger } from '../logger';
-import { versionCondition } from '../http/record-version';
+import { VERSION_ATTRIBUTE, versionCondition } from '../http/record-version';
 import { getTableName } from '../storage/dynamo-client';
 import type { ItemKey } from '../storage/keys';
 import { TransactionConditionFailed, transactWrite, type TransactItem } from '../storage/transactions';
@@ -104,6 +104,29 @@ export class WriteBatch {
         },
       },
       onChanged,
+    );
+  }
+
+  /**
+   * Holds a record the write relies on (a customer or lead it links, a parent task): the item must
+   * still exist (and, with `seenVersion`, still be that version), and its version moves (its ETag
+   * with it). A delete that read the record before this write commits then fails on its version,
+   * reads again and sees this write: it answers its guard's 409, or takes the new link along.
+   */
+  hold(key: ItemKey, onFailed: () => Error, seenVersion?: number): this {
+    const condition = seenVersion === undefined ? undefined : versionCondition(seenVersion);
+    return this.add(
+      {
+        Update: {
+          TableName: getTableName(),
+          Key: key,
+          UpdateExpression: 'SET #version = if_not_exists(#version, :zero) + :one',
+          ConditionExpression: condition?.expression ?? 'attribute_exists(pk)',
+          ExpressionAttributeNames: { '#version': VERSION_ATTRIBUTE },
+          ExpressionAttributeValues: { ':zero': 0, ':one': 1, ...condition?.values },
+        },
+      },
+      onFailed,
     );
   }
 

@@ -528,3 +528,29 @@ describe('resources.md §8 deletes', () => {
     }
   });
 });
+
+describe('resources.md §8: links cleared by a delete hold under concurrent writes', () => {
+  test('a parent task, lead or customer deleted while tasks are being linked to it: no task is left naming it', async () => {
+    const tenant = await runtime.organization();
+    for (let round = 0; round < 4; round++) {
+      const parent = await createTask(tenant, { title: `Parent ${round}` });
+      const lead = (await call(tenant, 'POST', '/leads', { first_name: `Lead ${round}` }, 201)).body;
+      const customer = (await call(tenant, 'POST', '/customers', { first_name: 'Race', last_name: `${round}` }, 201)).body;
+      const existing = await createTask(tenant, { title: `Moved ${round}` });
+      const answers = await Promise.all([
+        call(tenant, 'POST', '/tasks', { title: 'Child', parent_task_id: parent.id }),
+        call(tenant, 'PATCH', `/tasks/${existing.id}`, { parent_task_id: parent.id }),
+        call(tenant, 'POST', '/tasks', { title: 'Of lead', lead_id: lead.id }),
+        call(tenant, 'POST', '/tasks', { title: 'Of customer', customer_id: customer.id }),
+        call(tenant, 'DELETE', `/tasks/${parent.id}`),
+        call(tenant, 'DELETE', `/leads/${lead.id}`),
+        call(tenant, 'DELETE', `/customers/${customer.id}`),
+      ]);
+      expect(answers.map((answer) => [200, 201, 400].includes(answer.status))).toEqual(answers.map(() => true));
+      expect(answers.slice(4).map((answer) => answer.status)).toEqual([200, 200, 200]);
+      for (const [field, id] of [['parent_task_id', parent.id], ['lead_id', lead.id], ['customer_id', customer.id]]) {
+        expect({ round, field, left: (await call(tenant, 'GET', `/tasks?${field}=${id}`)).body.count }).toEqual({ round, field, left: 0 });
+      }
+    }
+  });
+});
