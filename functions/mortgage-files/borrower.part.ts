@@ -6,7 +6,7 @@ import { planChildRewrite, readChildren } from '../../shared/resources/child-col
 import { definePart, partsOf, planPartDelete, siblingsOf, type Family } from '../../shared/resources/child-entity';
 import type { StoredRecord } from '../../shared/resources/entity';
 import { assertUniqueValuesFree, getRecord, getRecords, holdRecord, planCreate, planUpdate, sameValue } from '../../shared/resources/entity.repository';
-import { WriteBatch } from '../../shared/resources/write-batch';
+import { VersionConflict, WriteBatch } from '../../shared/resources/write-batch';
 import { getDocumentClient, getTableName } from '../../shared/storage/dynamo-client';
 import { entityKeys } from '../../shared/storage/keys';
 import { integerSchema } from '../../shared/validation/bounded';
@@ -134,7 +134,12 @@ export async function resolveBorrowerCustomer(context: WriteContext, input: Reco
     const existing = await customerByIdNumber(context.organizationId, inline.id_type, idNumber);
     if (existing) return planCustomerChange(context, existing, inline, batch);
   }
-  return planCreate(customerEntity, customerContext(context), inline, batch);
+  // A new customer. Should another request create one with this id_number first, its guard fails:
+  // read again, and that customer is the one meant (resources.md §6), not a 409.
+  const own = new WriteBatch();
+  const created = await planCreate(customerEntity, customerContext(context), inline, own);
+  batch.addBatch(own, idNumber ? () => new VersionConflict() : undefined);
+  return created;
 }
 
 /** The main borrower: the lowest `order_index`, ties to the earliest created. */

@@ -33,9 +33,9 @@ export class WriteBatch {
     return this;
   }
 
-  /** The items of another batch, each with its meaning. */
-  addBatch(other: WriteBatch): this {
-    other.items.forEach((item, index) => this.add(item, other.meanings.get(index)));
+  /** The items of another batch, each with its meaning (or, given `meaning`, that one for every item that had one). */
+  addBatch(other: WriteBatch, meaning?: () => Error): this {
+    other.items.forEach((item, index) => this.add(item, other.meanings.has(index) ? (meaning ?? other.meanings.get(index)) : undefined));
     this.followUps.push(...other.followUps);
     return this;
   }

@@ -543,6 +543,15 @@ describe('resources.md §3, §5, §11: a customer\'s files', () => {
     expect((await call(tenant, 'DELETE', `/customers/${main.customer_id}`)).status).toBe(200);
   });
 
+  test('borrowers added at once to several files with one new id_number: one customer is created and every file links it (no 409)', async () => {
+    const tenant = await runtime.organization();
+    const files = await Promise.all(Array.from({ length: 6 }, () => createFile(tenant, {})));
+    const added = await Promise.all(files.map((file) => call(tenant, 'POST', `/mortgage-files/${file.id}/borrowers`, { first_name: 'Same', last_name: 'Person', id_number: OTHER_PERSONAL_ID })));
+    expect(added.map((answer) => answer.status)).toEqual(files.map(() => 201));
+    expect(new Set(added.map((answer) => answer.body.customer_id)).size).toBe(1);
+    expect((await call(tenant, 'GET', '/customers')).body.count).toBe(1);
+  });
+
   test('a customer deleted while it is being linked to a file: never both (the delete is a 409, or the link a 400); no file names a deleted customer', async () => {
     const tenant = await runtime.organization();
     const file = await createFile(tenant, {});
