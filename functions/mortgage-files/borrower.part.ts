@@ -5,9 +5,10 @@ import { conflict, forbidden, noUpdatableFields, validationFailed as invalid } f
 import { planChildRewrite, readChildren } from '../../shared/resources/child-collection';
 import { definePart, partsOf, planPartDelete, siblingsOf, type Family } from '../../shared/resources/child-entity';
 import type { StoredRecord } from '../../shared/resources/entity';
-import { assertUniqueValuesFree, getRecord, getRecords, holdRecord, planCreate, planUpdate, sameValue } from '../../shared/resources/entity.repository';
+import { assertUniqueValuesFree, getRecord, getRecords, planCreate, planUpdate, sameValue } from '../../shared/resources/entity.repository';
 import { VersionConflict, WriteBatch } from '../../shared/resources/write-batch';
 import { getDocumentClient, getTableName } from '../../shared/storage/dynamo-client';
+import { versionOf } from '../../shared/http/record-version';
 import { entityKeys } from '../../shared/storage/keys';
 import { integerSchema } from '../../shared/validation/bounded';
 import { emptyToNull, listValue } from '../../shared/validation/fields';
@@ -105,8 +106,10 @@ async function planCustomerChange(context: WriteContext, customer: StoredRecord,
   const own = new WriteBatch();
   const updated = Object.keys(inline).length === 0 ? customer : await planUpdate(customerEntity, customerContext(context), customer, inline, own);
   if (updated === customer) {
-    // Unchanged, but it must still exist when the borrower is written, and a delete racing this write must see it.
-    holdRecord(customerEntity, context.organizationId, customer.id, batch, () => invalid('customer_id: not a customer of the organization'));
+    // Unchanged, but still the customer read when the borrower is written (the borrower copies its
+    // names for the file's search): a rename or delete meanwhile makes this write read again, and a
+    // delete or rename racing it reads again too (the delete then answers its 409).
+    batch.hold(entityKeys.record(customerEntity.type, context.organizationId, customer.id), () => new VersionConflict(), versionOf(customer) ?? 0);
     return customer;
   }
   if (!isAllowed(context.permissions ?? [], 'customers', 'write')) {

@@ -143,7 +143,11 @@ export async function createFileWithRecords(context: WriteContext, body: Body): 
   const mainCustomer = customers.map((customer, index) => ({ customer, order: orders[index] })).sort((a, b) => a.order - b.order)[0]?.customer;
   const fileId = newId();
   // Omitted: the main borrower's customer, which may be written only with its borrower.
-  const fields = body.customer_id === undefined || body.customer_id === null || body.customer_id === '' ? { fields: { customer_id: mainCustomer?.id ?? null } } : {};
+  const named = typeof body.customer_id === 'string' && body.customer_id !== '' ? body.customer_id.toLowerCase() : undefined;
+  // Omitted: the main borrower's customer. Either way a borrower's customer is held by its borrower's
+  // write (the file's own hold would move the version that write is conditional on).
+  const fields = !named || customers.some((customer) => customer.id === named) ? { fields: { customer_id: named ?? mainCustomer?.id ?? null } } : {};
+  const fileInput = fields.fields && named ? { ...scalarInput(body), customer_id: undefined } : scalarInput(body);
   const planParts = async (family: Family, batches: WriteBatch[] | undefined) => {
     const planned: PlannedPart[] = [];
     for (const [index, borrower] of borrowerBodies.entries()) {
@@ -176,7 +180,7 @@ export async function createFileWithRecords(context: WriteContext, body: Body): 
   let fileRequirements: StoredRecord[];
   for (let attempt = 1; ; attempt++) {
     const fileBatch = new WriteBatch();
-    file = await planCreate(mortgageFileEntity, context, scalarInput(body), fileBatch, { id: fileId, ...fields });
+    file = await planCreate(mortgageFileEntity, context, fileInput, fileBatch, { id: fileId, ...fields });
     const fileFamily: Family = { parent: file, parts: new Map(), fresh: true };
     fileRequirements = planRequirements(context, fileFamily, ownTemplates, null, fileBatch);
     planOwnMilestoneRows(context, file, activeMilestones, fileBatch);

@@ -552,6 +552,28 @@ describe('resources.md §3, §5, §11: a customer\'s files', () => {
     expect((await call(tenant, 'GET', '/customers')).body.count).toBe(1);
   });
 
+  test('a file created with a customer_id that is also its borrower: both written, no child_errors', async () => {
+    const tenant = await runtime.organization();
+    const customer = (await call(tenant, 'POST', '/customers', { first_name: 'Both', last_name: 'Roles' })).body;
+    const file = await createFile(tenant, { customer_id: customer.id.toUpperCase(), borrowers: [{ customer_id: customer.id }] });
+    expect(file.child_errors).toBeUndefined();
+    expect(file.customer_id).toBe(customer.id);
+    expect(file.borrowers.map((borrower: Body) => borrower.customer_id)).toEqual([customer.id]);
+  });
+
+  test('a customer renamed while it is being added as a borrower: every file is found by the new name, none by the old', async () => {
+    const tenant = await runtime.organization();
+    const files = await Promise.all(Array.from({ length: 6 }, () => createFile(tenant, {})));
+    const customer = (await call(tenant, 'POST', '/customers', { first_name: 'Oldname', last_name: 'Racer' })).body;
+    const answers = await Promise.all([
+      ...files.map((file) => call(tenant, 'POST', `/mortgage-files/${file.id}/borrowers`, { customer_id: customer.id })),
+      call(tenant, 'PATCH', `/customers/${customer.id}`, { first_name: 'Newname' }),
+    ]);
+    expect(answers.map((answer) => answer.status)).toEqual([...files.map(() => 201), 200]);
+    expect((await call(tenant, 'GET', '/mortgage-files?search=Oldname')).body.count).toBe(0);
+    expect((await call(tenant, 'GET', '/mortgage-files?search=Newname')).body.count).toBe(files.length);
+  });
+
   test('a customer deleted while it is being linked to a file: never both (the delete is a 409, or the link a 400); no file names a deleted customer', async () => {
     const tenant = await runtime.organization();
     const file = await createFile(tenant, {});
