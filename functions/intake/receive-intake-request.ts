@@ -1,8 +1,10 @@
 import { newId } from '../../shared/ids';
 import { ApiError } from '../../shared/http/errors';
 import { getLogger } from '../../shared/logger';
+import { conflictBackoff, WRITE_ATTEMPTS } from '../../shared/resources/write-batch';
 import { getTableName } from '../../shared/storage/dynamo-client';
-import { batchGetAll } from '../../shared/storage/paginated-requests';
+import type { ItemKey } from '../../shared/storage/keys';
+import { batchGetAll, itemWithKey } from '../../shared/storage/paginated-requests';
 import { TransactionConditionFailed, type TransactItem } from '../../shared/storage/transactions';
 import type { WriteContext } from '../../shared/write-context';
 import { createLead } from '../leads/create-lead';
@@ -125,6 +127,7 @@ async function acceptSubmission(
   request: IntakeRequest,
   input: CreateLeadInput,
   trace: RequestTrace,
+  attempt = 1,
 ): Promise<IntakeResult> {
   const { config } = endpoint;
   const records = replayKeys(endpoint.intake_id, request.body, request.headers);
@@ -163,7 +166,9 @@ async function acceptSubmission(
     trace.leadId = leadId;
     trace.created = true;
     trace.duplicateOf = flagged?.id ?? null;
-    await createIntakeLead(context, endpoint, input, flagged, leadId, resultItems({ status: 200, body }));
+    // The markers as read: a lead with the same contact created meanwhile makes this one check again.
+    const markersAsRead = lookup ? (key: ItemKey) => itemWithKey(read, key) : undefined;
+    await createIntakeLead(context, endpoint, input, flagged, leadId, resultItems({ status: 200, body }), markersAsRead);
     return { status: 200, body };
   } catch (error) {
     trace.resetLog(); // nothing of the failed write was saved, the log entry included
@@ -171,10 +176,16 @@ async function acceptSubmission(
       // An identical request's transaction committed first: its records are there now.
       const settled = replayStateOf(records, await batchGetAll(records, { consistentRead: true }));
       if (settled.kind !== 'new') return answerReplay(settled, trace);
+      // Otherwise a lead with the same phone or email committed first: check for duplicates again.
+      if (attempt < WRITE_ATTEMPTS) {
+        await conflictBackoff(attempt);
+        return acceptSubmission(endpoint, request, input, trace, attempt + 1);
+      }
     }
     throw error;
   }
 }
+
 
 function answerReplay(replay: Exclude<ReplayState, { kind: 'new' }>, trace: RequestTrace): IntakeResult {
   if (replay.kind === 'processing') throw rejections.inProgress();
@@ -198,8 +209,9 @@ async function createIntakeLead(
   duplicate: DuplicateLead | undefined,
   leadId: string,
   extraItems: TransactItem[],
+  markersAsRead?: (key: ItemKey) => Record<string, unknown> | undefined,
 ) {
-  const options = { intakeEndpointId: endpoint.intake_id, possibleDuplicateOf: duplicate?.id ?? null, leadId, extraItems };
+  const options = { intakeEndpointId: endpoint.intake_id, possibleDuplicateOf: duplicate?.id ?? null, leadId, extraItems, markersAsRead };
   let attempt: CreateLeadInput = input;
   for (let remaining = 2; ; remaining--) {
     try {

@@ -6,7 +6,7 @@ import { notificationPut } from '../../shared/organizations/notification.reposit
 import { defaultStatus, findStatus, returnLeadNumber, takeNextLeadNumber, type Organization } from '../../shared/organizations/organization.repository';
 import { findActiveUser } from '../../shared/organizations/user.repository';
 import { getTableName } from '../../shared/storage/dynamo-client';
-import { keys } from '../../shared/storage/keys';
+import { keys, type ItemKey } from '../../shared/storage/keys';
 import { TransactionConditionFailed, transactWrite, type TransactItem } from '../../shared/storage/transactions';
 import type { WriteContext } from '../../shared/write-context';
 import { newestLeadMarkers } from './lead-contact-markers';
@@ -22,6 +22,8 @@ export interface CreateLeadOptions {
   possibleDuplicateOf?: string | null;
   /** Rows written in the same transaction (for example an intake request record). */
   extraItems?: TransactItem[];
+  /** The contact markers as the duplicate check read them: the lead's marker puts hold only while they are so. */
+  markersAsRead?: (key: ItemKey) => Record<string, unknown> | undefined;
 }
 
 /** Spec §3 Lead: an unknown or deactivated status is a 400 with the database's check-violation code. */
@@ -134,7 +136,7 @@ export async function createLead(context: WriteContext, input: CreateLeadInput, 
         now,
       ),
     ),
-    ...newestLeadMarkers(lead),
+    ...newestLeadMarkers(lead, options.markersAsRead),
     ...(options.extraItems ?? []),
   ];
   if (context.audit) items.push(context.audit.entry(lead.id, 201));

@@ -57,9 +57,25 @@ export function newestLeadMarkerItem(organizationId: string, contact: LeadContac
   return markerItem(organizationId, contact, { state: 'known', lead_id: lead.id, lead_number: lead.lead_number });
 }
 
-/** For a created lead's transaction: it is now the newest lead with each of its contacts. */
-export function newestLeadMarkers(lead: { id: string; organization_id: string; lead_number: string; phone?: string | null; email?: string | null }): TransactItem[] {
-  return leadContacts(lead).map((contact) => ({ Put: { TableName: getTableName(), Item: newestLeadMarkerItem(lead.organization_id, contact, lead) } }));
+/**
+ * For a created lead's transaction: it is now the newest lead with each of its contacts. With
+ * `asRead` (the markers the duplicate check read), each put holds only while its marker is still as
+ * read: of two concurrent submissions with one contact, the second fails and checks again (it then
+ * finds the first as its duplicate).
+ */
+export function newestLeadMarkers(
+  lead: { id: string; organization_id: string; lead_number: string; phone?: string | null; email?: string | null },
+  asRead?: (key: ItemKey) => Record<string, unknown> | undefined,
+): TransactItem[] {
+  return leadContacts(lead).map((contact) => {
+    const put = { TableName: getTableName(), Item: newestLeadMarkerItem(lead.organization_id, contact, lead) };
+    if (!asRead) return { Put: put };
+    const read = asRead(contactMarkerKey(lead.organization_id, contact));
+    if (!read) return { Put: { ...put, ConditionExpression: 'attribute_not_exists(pk)' } };
+    return typeof read.lead_id === 'string'
+      ? { Put: { ...put, ConditionExpression: '#state = :known AND lead_id = :seen', ExpressionAttributeNames: { '#state': 'state' }, ExpressionAttributeValues: { ':known': 'known', ':seen': read.lead_id } } }
+      : { Put: { ...put, ConditionExpression: '#state = :unknown', ExpressionAttributeNames: { '#state': 'state' }, ExpressionAttributeValues: { ':unknown': 'unknown' } } };
+  });
 }
 
 /** For a deleted lead's transaction (`after` undefined) or an edited one's: markers it may have been newest for become unknown. */

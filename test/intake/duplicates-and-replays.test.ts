@@ -84,20 +84,39 @@ describe('spec §4 duplicate handling', () => {
   });
 
   test('spec §4 reuse: the noted inquiry is a new version of the lead (new ETag), so an edit made on the version before is a 412 and cannot overwrite it', async () => {
-    const intake = await createIntake(runtime, tenant.organizationId, '--duplicate-mode', 'reuse');
+    const own = await runtime.organization();
+    const intake = await createIntake(runtime, own.organizationId, '--duplicate-mode', 'reuse');
     const phone = uniquePhone();
     const first = await postIntake(runtime, intake.token, { name: 'Tal Ron', phone });
     const path = `/leads/${first.body.lead_id}`;
-    const seen = await runtime.request('GET', path, { key: tenant.apiKey });
+    const seen = await runtime.request('GET', path, { key: own.apiKey });
     const seenTag = seen.headers.get('etag');
     expect(seenTag).toMatch(/^"/);
     expect((await postIntake(runtime, intake.token, { name: 'Tal Ron', phone, message: 'inquiry-marker' })).body.created).toBe(false);
-    const after = await runtime.request('GET', path, { key: tenant.apiKey });
+    const after = await runtime.request('GET', path, { key: own.apiKey });
     expect(after.headers.get('etag')).toMatch(/^"/);
     expect(after.headers.get('etag')).not.toBe(seenTag);
-    const stale = await runtime.request('PATCH', path, { key: tenant.apiKey, body: { details_note: 'overwritten' }, headers: { 'If-Match': seenTag! } });
+    const stale = await runtime.request('PATCH', path, { key: own.apiKey, body: { details_note: 'overwritten' }, headers: { 'If-Match': seenTag! } });
     expect(stale.status).toBe(412);
-    expect((await readLead(runtime, tenant, first.body.lead_id)).details_note).toContain('inquiry-marker');
+    expect((await readLead(runtime, own, first.body.lead_id)).details_note).toContain('inquiry-marker');
+  });
+
+  test('spec §4 reuse and flag hold for concurrent submissions of one person: one lead, the others reuse it (reuse) or are marked duplicates (flag)', async () => {
+    const own = await runtime.organization();
+    const reuse = await createIntake(runtime, own.organizationId, '--duplicate-mode', 'reuse');
+    const phone = uniquePhone();
+    const before = await leadCount(runtime, own);
+    const answers = await Promise.all(Array.from({ length: 6 }, (_, index) => postIntake(runtime, reuse.token, { name: `Same Person${index}`, phone })));
+    expect(answers.map((answer) => [answer.status, answer.status === 200 ? 'ok' : answer.body])).toEqual(answers.map(() => [200, 'ok']));
+    expect(answers.filter((answer) => answer.body.created === true)).toHaveLength(1);
+    expect(new Set(answers.map((answer) => answer.body.lead_id)).size).toBe(1);
+    expect(await leadCount(runtime, own)).toBe(before + 1);
+
+    const flag = await createIntake(runtime, own.organizationId, '--duplicate-mode', 'flag');
+    const email = uniqueEmail();
+    const flagged = await Promise.all(Array.from({ length: 6 }, (_, index) => postIntake(runtime, flag.token, { name: `Flag Person${index}`, email })));
+    expect(flagged.map((answer) => [answer.status, answer.body.created === true ? 'created' : answer.body])).toEqual(flagged.map(() => [200, 'created']));
+    expect(flagged.filter((answer) => answer.body.duplicate_of === undefined)).toHaveLength(1);
   });
 
   test('spec §4 none: no duplicate check; a second lead with the same phone is created unmarked', async () => {
