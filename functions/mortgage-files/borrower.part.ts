@@ -102,14 +102,18 @@ async function customerByIdNumber(organizationId: string, idType: unknown, idNum
  * Inline fields applied to a stored customer: only values that differ are written, and writing
  * them needs `customers:write` as well (resources.md §6, §11); `null` never erases (customer rule).
  */
-async function planCustomerChange(context: WriteContext, customer: StoredRecord, inline: Record<string, unknown>, batch: WriteBatch): Promise<StoredRecord> {
+async function planCustomerChange(context: WriteContext, customer: StoredRecord, inline: Record<string, unknown>, batch: WriteBatch, atVersionRead = true): Promise<StoredRecord> {
   const own = new WriteBatch();
   const updated = Object.keys(inline).length === 0 ? customer : await planUpdate(customerEntity, customerContext(context), customer, inline, own);
   if (updated === customer) {
     // Unchanged, but still the customer read when the borrower is written (the borrower copies its
     // names for the file's search): a rename or delete meanwhile makes this write read again, and a
-    // delete or rename racing it reads again too (the delete then answers its 409).
-    batch.hold(entityKeys.record(customerEntity.type, context.organizationId, customer.id), () => new VersionConflict(), versionOf(customer) ?? 0);
+    // delete or rename racing it reads again too (the delete then answers its 409). A new file's
+    // borrowers, written once each after the file, hold it only as existing (a concurrent file of
+    // the same customer must not cost them their borrower).
+    const key = entityKeys.record(customerEntity.type, context.organizationId, customer.id);
+    if (atVersionRead) batch.hold(key, () => new VersionConflict(), versionOf(customer) ?? 0);
+    else batch.hold(key, () => invalid('customer_id: not a customer of the organization'));
     return customer;
   }
   if (!isAllowed(context.permissions ?? [], 'customers', 'write')) {
@@ -125,17 +129,17 @@ async function planCustomerChange(context: WriteContext, customer: StoredRecord,
  * Which customer a borrower body means (resources.md §6): `customer_id`; else a customer with the
  * body's `id_number`; else a new customer from the inline fields (a name required).
  */
-export async function resolveBorrowerCustomer(context: WriteContext, input: Record<string, unknown>, batch: WriteBatch): Promise<StoredRecord> {
+export async function resolveBorrowerCustomer(context: WriteContext, input: Record<string, unknown>, batch: WriteBatch, atVersionRead = true): Promise<StoredRecord> {
   const inline = inlineCustomerFields(input);
   if (typeof input.customer_id === 'string') {
     const customer = await getRecord(customerEntity, context.organizationId, input.customer_id, true);
     if (!customer) throw invalid('customer_id: not a customer of the organization');
-    return planCustomerChange(context, customer, inline, batch);
+    return planCustomerChange(context, customer, inline, batch, atVersionRead);
   }
   const idNumber = typeof inline.id_number === 'string' ? inline.id_number.trim() : '';
   if (idNumber) {
     const existing = await customerByIdNumber(context.organizationId, inline.id_type, idNumber);
-    if (existing) return planCustomerChange(context, existing, inline, batch);
+    if (existing) return planCustomerChange(context, existing, inline, batch, atVersionRead);
   }
   // A new customer. Should another request create one with this id_number first, its guard fails:
   // read again, and that customer is the one meant (resources.md §6), not a 409.

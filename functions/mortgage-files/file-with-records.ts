@@ -117,7 +117,7 @@ export async function createFileWithRecords(context: WriteContext, body: Body): 
   // Customers first: which one each borrower means, and what writing it takes.
   const borrowerBatches = borrowerBodies.map(() => new WriteBatch());
   const customers = await Promise.all(
-    borrowerBodies.map((borrower, index) => at(`borrowers[${index}]`, () => resolveBorrowerCustomer(context, borrower, borrowerBatches[index]))),
+    borrowerBodies.map((borrower, index) => at(`borrowers[${index}]`, () => resolveBorrowerCustomer(context, borrower, borrowerBatches[index], false))),
   );
   // One person twice: the same customer, or two new customers with one id_number.
   const samePerson = (a: StoredRecord, b: StoredRecord) => a.id === b.id || (typeof a.id_number === 'string' && a.id_number !== '' && a.id_number === b.id_number);
@@ -142,10 +142,9 @@ export async function createFileWithRecords(context: WriteContext, body: Body): 
   });
   const mainCustomer = customers.map((customer, index) => ({ customer, order: orders[index] })).sort((a, b) => a.order - b.order)[0]?.customer;
   const fileId = newId();
-  // Omitted: the main borrower's customer, which may be written only with its borrower.
   const named = typeof body.customer_id === 'string' && body.customer_id !== '' ? body.customer_id.toLowerCase() : undefined;
-  // Omitted: the main borrower's customer. Either way a borrower's customer is held by its borrower's
-  // write (the file's own hold would move the version that write is conditional on).
+  // Omitted: the main borrower's customer, which may be written only with its borrower. A borrower's
+  // customer is held by its borrower's write alone (two holds of one customer would be one too many).
   const fields = !named || customers.some((customer) => customer.id === named) ? { fields: { customer_id: named ?? mainCustomer?.id ?? null } } : {};
   const fileInput = fields.fields && named ? { ...scalarInput(body), customer_id: undefined } : scalarInput(body);
   const planParts = async (family: Family, batches: WriteBatch[] | undefined) => {

@@ -561,6 +561,13 @@ describe('resources.md §3, §5, §11: a customer\'s files', () => {
     expect(file.borrowers.map((borrower: Body) => borrower.customer_id)).toEqual([customer.id]);
   });
 
+  test('files created at once for one existing customer as their borrower: every file has its borrower (no child_errors)', async () => {
+    const tenant = await runtime.organization();
+    const customer = (await call(tenant, 'POST', '/customers', { first_name: 'Shared', last_name: 'Customer' })).body;
+    const created = await Promise.all(Array.from({ length: 5 }, () => call(tenant, 'POST', '/mortgage-files', { borrowers: [{ customer_id: customer.id }] })));
+    expect(created.map((answer) => [answer.status, answer.body.child_errors, answer.body.borrowers?.length])).toEqual(created.map(() => [201, undefined, 1]));
+  });
+
   test('a customer renamed while it is being added as a borrower: every file is found by the new name, none by the old', async () => {
     const tenant = await runtime.organization();
     const files = await Promise.all(Array.from({ length: 6 }, () => createFile(tenant, {})));
