@@ -208,19 +208,27 @@ async function resolve(context: WriteContext, lookup: Lookup, checks: WriteBatch
 const cycle = () => invalid('parent_task_id: a task cannot be its own ancestor');
 const tooDeep = () => invalid(`parent_task_id: a task chain is at most ${MAX_TASK_DEPTH} levels deep`);
 
-/** Levels below a task: 0 without children (from the tasks' `parent_task_id` filters, one index read). */
-function levelsBelow(taskId: string, tasks: Array<{ id: string; filters: Record<string, unknown> }>): number {
+/** A moved subtree's lowest tasks held by the move (beyond this many, a transaction could not hold them all). */
+const MAX_HELD_LOWEST = 40;
+
+/**
+ * Levels below a task (0 without children) and the tasks of the lowest of them, from the tasks'
+ * `parent_task_id` filters (one index read).
+ */
+function levelsBelow(taskId: string, tasks: Array<{ id: string; filters: Record<string, unknown> }>): { levels: number; lowest: string[] } {
   const children = new Map<string, string[]>();
   for (const task of tasks) {
     const parentId = task.filters.parent_task_id;
     if (typeof parentId === 'string') children.set(parentId, [...(children.get(parentId) ?? []), task.id]);
   }
   let levels = 0;
+  let lowest: string[] = [taskId];
   const seen = new Set([taskId]);
   for (let level = children.get(taskId) ?? []; level.length > 0; levels++) {
+    lowest = level;
     level = level.flatMap((id) => (seen.has(id) ? [] : (seen.add(id), children.get(id) ?? [])));
   }
-  return levels;
+  return { levels, lowest };
 }
 
 /**
@@ -246,7 +254,16 @@ async function checkChain(context: WriteContext, parent: StoredRecord, taskId: s
     current = await getRecord(taskEntity, context.organizationId, next, true);
   }
   // The task sits one level below its chain; its deepest descendant that many levels lower.
-  if (taskId && chain.length + 1 + levelsBelow(taskId, await tasks!) > MAX_TASK_DEPTH) throw tooDeep();
+  if (!taskId) return;
+  const below = levelsBelow(taskId, await tasks!);
+  if (chain.length + 1 + below.levels > MAX_TASK_DEPTH) throw tooDeep();
+  // A task moved with a subtree: its lowest tasks are held at the versions read, so a task added
+  // under one of them meanwhile (which holds its parent) makes this move measure again.
+  if (below.levels > 0 && below.lowest.length <= MAX_HELD_LOWEST) {
+    for (const task of await getRecords(taskEntity, context.organizationId, below.lowest, true)) {
+      checks.requireVersion(taskKey(context.organizationId, task.id), versionOf(task) ?? 0, () => new VersionConflict());
+    }
+  }
 }
 
 /** The service's own writes (no key's user, nothing in the write log of a request). */

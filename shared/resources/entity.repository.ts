@@ -79,9 +79,9 @@ export async function requireRecord(entity: EntityDefinition, organizationId: st
 }
 
 /** Records by id, in the order given; missing ids are left out (one BatchGetItem per 100). */
-export async function getRecords(entity: EntityDefinition, organizationId: string, ids: string[]): Promise<StoredRecord[]> {
+export async function getRecords(entity: EntityDefinition, organizationId: string, ids: string[], consistentRead = false): Promise<StoredRecord[]> {
   const itemKeys = ids.map((id) => entityKeys.record(entity.type, organizationId, id));
-  const byKey = new Map((await batchGetAll(itemKeys)).map((item) => [item.pk as string, recordFromItem(entity, item)]));
+  const byKey = new Map((await batchGetAll(itemKeys, { consistentRead })).map((item) => [item.pk as string, recordFromItem(entity, item)]));
   return itemKeys.flatMap((key) => byKey.get(key.pk) ?? []);
 }
 

@@ -554,3 +554,30 @@ describe('resources.md §8: links cleared by a delete hold under concurrent writ
     }
   });
 });
+
+describe('spec §8: the 10-level chain limit under concurrent moves', () => {
+  test('two chains joined under a third at the same time: never a chain deeper than 10 levels', async () => {
+    // A new organization (and key) per round: each round makes about 25 requests.
+    let tenant = await runtime.organization();
+    const chainOf = async (name: string) => {
+      const tasks = [await createTask(tenant, { title: `${name}0` })];
+      for (let level = 1; level < 4; level++) tasks.push(await createTask(tenant, { title: `${name}${level}`, parent_task_id: tasks[level - 1].id }));
+      return tasks;
+    };
+    const depthOf = async (id: string) => {
+      let depth = 1;
+      for (let task = (await call(tenant, 'GET', `/tasks/${id}`)).body; task.parent_task_id; depth++) task = (await call(tenant, 'GET', `/tasks/${task.parent_task_id}`)).body;
+      return depth;
+    };
+    for (let round = 0; round < 4; round++) {
+      if (round > 0) tenant = await runtime.organization();
+      const [one, two, three] = await Promise.all([chainOf(`a${round}-`), chainOf(`b${round}-`), chainOf(`c${round}-`)]);
+      const answers = await Promise.all([
+        call(tenant, 'PATCH', `/tasks/${two[0].id}`, { parent_task_id: one[3].id }),
+        call(tenant, 'PATCH', `/tasks/${three[0].id}`, { parent_task_id: two[3].id }),
+      ]);
+      expect(answers.map((answer) => [200, 400].includes(answer.status))).toEqual([true, true]);
+      expect({ round, deepest: (await depthOf(three[3].id)) <= 10 }).toEqual({ round, deepest: true });
+    }
+  });
+});
