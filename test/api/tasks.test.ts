@@ -531,8 +531,9 @@ describe('resources.md §8 deletes', () => {
 
 describe('resources.md §8: links cleared by a delete hold under concurrent writes', () => {
   test('a parent task, lead or customer deleted while tasks are being linked to it: no task is left naming it', async () => {
-    const tenant = await runtime.organization();
     for (let round = 0; round < 4; round++) {
+      // A new organization (and key) per round: each round makes 14 requests.
+      const tenant = await runtime.organization();
       const parent = await createTask(tenant, { title: `Parent ${round}` });
       const lead = (await call(tenant, 'POST', '/leads', { first_name: `Lead ${round}` }, 201)).body;
       const customer = (await call(tenant, 'POST', '/customers', { first_name: 'Race', last_name: `${round}` }, 201)).body;
