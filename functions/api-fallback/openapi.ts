@@ -112,16 +112,19 @@ function operationObject(operation: Operation): JsonSchema {
     ...(authenticated ? RATE_LIMIT_HEADERS : {}),
     ...(operation.versioned && operation.method !== 'DELETE' ? ETAG_HEADER : {}),
   };
+  const success = (description: string) => ({
+    description,
+    ...(Object.keys(successHeaders).length > 0 ? { headers: successHeaders } : {}),
+    ...(operation.response.schema
+      ? { content: { 'application/json': { schema: schemaFor(operation.response.schema, 'output') } } }
+      : operation.response.jsonSchema
+        ? { content: { 'application/json': { schema: operation.response.jsonSchema } } }
+        : {}),
+  });
+  const { alsoStatus } = operation.response;
   const responses: Record<string, unknown> = {
-    [String(operation.response.status)]: {
-      description: operation.response.description,
-      ...(Object.keys(successHeaders).length > 0 ? { headers: successHeaders } : {}),
-      ...(operation.response.schema
-        ? { content: { 'application/json': { schema: schemaFor(operation.response.schema, 'output') } } }
-        : operation.response.jsonSchema
-          ? { content: { 'application/json': { schema: operation.response.jsonSchema } } }
-          : {}),
-    },
+    [String(operation.response.status)]: success(operation.response.description),
+    ...(alsoStatus ? { [String(alsoStatus.status)]: success(alsoStatus.description) } : {}),
   };
   const statuses = new Set([...(authenticated ? [401, 403, 429, 503] : []), 500, ...(operation.errors ?? [])]);
   if (operation.path.includes('{')) statuses.add(400).add(404);

@@ -96,7 +96,7 @@ const watchOperation = defineOperation({
   summary: 'Watch a mortgage file: 201 with the new row, or 200 with the existing row when the user already watches it',
   body: createWatcherSchema,
   versioned: true,
-  response: { status: 201, description: 'The watcher row (200 when it already existed)', schema: watcherSchema },
+  response: { status: 201, description: 'The new watcher row', schema: watcherSchema, alsoStatus: { status: 200, description: 'The row the user already had' } },
   errors: [400, 404],
   requirePath: ({ params, organizationId }) => requireRecord(mortgageFileEntity, organizationId, params.id),
   handle: async (input) => {

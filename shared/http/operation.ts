@@ -35,9 +35,10 @@ export interface Operation<BodySchema extends z.ZodType = z.ZodType, QuerySchema
   query?: QuerySchema;
   /**
    * `schema` validates (under test) and documents the answer; `jsonSchema` only documents it, for
-   * an answer no zod schema describes (the OpenAPI document itself).
+   * an answer no zod schema describes (the OpenAPI document itself). `alsoStatus`: another success
+   * status answered with the same body (a watch that already exists is 200, not 201).
    */
-  response: { status: number; description: string; schema?: z.ZodType; jsonSchema?: Record<string, unknown> };
+  response: { status: number; description: string; schema?: z.ZodType; jsonSchema?: Record<string, unknown>; alsoStatus?: { status: number; description: string } };
   /**
    * The response is one versioned record: it carries a strong `ETag`, and a PUT, PATCH or DELETE
    * honours `If-Match` (412 when the record changed). Documented in OpenAPI from this flag.

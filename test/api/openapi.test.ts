@@ -48,6 +48,7 @@ describe('spec §9: GET /openapi.json, a machine-readable OpenAPI description', 
     expect(document.components.schemas.IntakeError.properties.reason).toMatchObject({ type: 'string' });
     expect(document.components.schemas.CreateIncomeRequest.required).toEqual(['borrower_id', 'income_type', 'monthly_amount']);
     expect(document.components.schemas.CreateBankAccountRequest.required).toEqual(['bank_code']);
+    expect(Object.keys(document.paths['/mortgage-files/{id}/watchers'].post.responses)).toEqual(expect.arrayContaining(['200', '201']));
     expect(document.components.schemas.CreateChargeRequest.properties.amount).toMatchObject({ type: 'number', exclusiveMinimum: 0, description: expect.stringContaining('2 decimal places') });
   });
 
