@@ -1,11 +1,11 @@
 import { newId } from '../../shared/ids';
 import { ApiError } from '../../shared/http/errors';
 import { getLogger } from '../../shared/logger';
-import { conflictBackoff, WRITE_ATTEMPTS } from '../../shared/resources/write-batch';
+import { WRITE_ATTEMPTS } from '../../shared/resources/write-batch';
 import { getTableName } from '../../shared/storage/dynamo-client';
 import type { ItemKey } from '../../shared/storage/keys';
 import { batchGetAll, itemWithKey } from '../../shared/storage/paginated-requests';
-import { TransactionConditionFailed, type TransactItem } from '../../shared/storage/transactions';
+import { conflictBackoff, TransactionConditionFailed, type TransactItem } from '../../shared/storage/transactions';
 import type { WriteContext } from '../../shared/write-context';
 import { createLead } from '../leads/create-lead';
 import { InvalidLeadSourceError } from '../leads/lead-source-reference';

@@ -3,9 +3,9 @@ import { storedVersion, versionCondition, withVersion } from '../../shared/http/
 import { newId, nowIso } from '../../shared/ids';
 import { getDocumentClient, getTableName } from '../../shared/storage/dynamo-client';
 import { keys } from '../../shared/storage/keys';
-import { TransactionConditionFailed, transactWrite, type TransactItem } from '../../shared/storage/transactions';
+import { conflictBackoff, TransactionConditionFailed, transactWrite, type TransactItem } from '../../shared/storage/transactions';
 import type { WriteContext } from '../../shared/write-context';
-import { conflictBackoff, WRITE_ATTEMPTS } from '../../shared/resources/write-batch';
+import { WRITE_ATTEMPTS } from '../../shared/resources/write-batch';
 import { leadFromItem } from './lead.repository';
 import type { Lead } from './lead.schema';
 

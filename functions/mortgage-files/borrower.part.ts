@@ -1,17 +1,15 @@
 import * as z from 'zod';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { isAllowed } from '../../shared/auth/permissions';
 import { conflict, forbidden, noUpdatableFields, validationFailed as invalid } from '../../shared/http/errors';
+import { versionOf } from '../../shared/http/record-version';
 import { planChildRewrite, readChildren } from '../../shared/resources/child-collection';
 import { definePart, partsOf, planPartDelete, siblingsOf, type Family } from '../../shared/resources/child-entity';
 import type { StoredRecord } from '../../shared/resources/entity';
-import { assertUniqueValuesFree, getRecord, getRecords, planCreate, planUpdate, sameValue } from '../../shared/resources/entity.repository';
+import { assertUniqueValuesFree, getRecord, getRecords, planCreate, planUpdate, sameValue, uniqueValueHolder } from '../../shared/resources/entity.repository';
 import { VersionConflict, WriteBatch } from '../../shared/resources/write-batch';
-import { getDocumentClient, getTableName } from '../../shared/storage/dynamo-client';
-import { versionOf } from '../../shared/http/record-version';
 import { entityKeys } from '../../shared/storage/keys';
 import { integerSchema } from '../../shared/validation/bounded';
-import { emptyToNull, listValue } from '../../shared/validation/fields';
+import { emptyToNull, listValue, recordId } from '../../shared/validation/fields';
 import type { WriteContext } from '../../shared/write-context';
 import { createCustomerSchema, customerEntity, customerSchema } from '../customers/customer.entity';
 import { normalizeIdNumber, type IdType } from '../customers/id-number';
@@ -56,7 +54,7 @@ const borrowerOwnFields = {
 };
 
 export const createBorrowerSchema = z
-  .object({ customer_id: z.uuid({ error: 'must be a customer id' }).toLowerCase().nullable().optional(), ...inlineShape, ...borrowerOwnFields })
+  .object({ customer_id: recordId('customer').nullable().optional(), ...inlineShape, ...borrowerOwnFields })
   .meta({ id: 'CreateBorrowerRequest' });
 export const updateBorrowerSchema = z.object({ ...inlineShape, ...borrowerOwnFields }).meta({ id: 'UpdateBorrowerRequest' });
 
@@ -91,11 +89,8 @@ const customerContext = (context: WriteContext): WriteContext => ({
 async function customerByIdNumber(organizationId: string, idType: unknown, idNumber: string): Promise<StoredRecord | undefined> {
   const normalized = normalizeIdNumber(((typeof idType === 'string' && idType) || 'personal_id') as IdType, idNumber);
   if ('error' in normalized) throw invalid(`id_number: ${normalized.error}`);
-  const guard = await getDocumentClient().send(
-    new GetCommand({ TableName: getTableName(), Key: entityKeys.unique(customerEntity.type, 'id_number', organizationId, normalized.value), ConsistentRead: true }),
-  );
-  const customerId = guard.Item?.record_id;
-  return typeof customerId === 'string' ? getRecord(customerEntity, organizationId, customerId, true) : undefined;
+  const customerId = await uniqueValueHolder(customerEntity, organizationId, 'id_number', normalized.value);
+  return customerId ? getRecord(customerEntity, organizationId, customerId, true) : undefined;
 }
 
 /**

@@ -6,7 +6,7 @@ import type { StoredRecord } from '../../shared/resources/entity';
 import { sameValue } from '../../shared/resources/entity.repository';
 import { VersionConflict, type WriteBatch } from '../../shared/resources/write-batch';
 import { integerSchema } from '../../shared/validation/bounded';
-import { calendarDate, listValue, requiredText, TITLE_MAX } from '../../shared/validation/fields';
+import { calendarDate, listValue, recordId, requiredText, TITLE_MAX } from '../../shared/validation/fields';
 import { versionOf } from '../../shared/http/record-version';
 import { timelinePut } from './file-rows';
 import { israelDay, milestoneRowChild, milestoneRowId, readMilestoneRow } from './milestone-rows';
@@ -49,7 +49,7 @@ const createChargeSchema = z
     amount: positiveAmount(),
     currency: currencySchema().optional(),
     due_date: calendarDate().nullable().optional(),
-    milestone_id: z.uuid({ error: 'must be a milestone id' }).toLowerCase().nullable().optional(),
+    milestone_id: recordId('milestone').nullable().optional(),
     milestone_status_key: listValue('milestone-statuses').nullable().optional(),
     milestone_due_offset_days: offsetDays().nullable().optional(),
     status: z
@@ -66,7 +66,7 @@ const updateChargeSchema = z
     amount: positiveAmount().nullable().optional(),
     currency: currencySchema().optional(),
     due_date: calendarDate().nullable().optional(),
-    milestone_id: z.uuid({ error: 'must be a milestone id' }).toLowerCase().nullable().optional(),
+    milestone_id: recordId('milestone').nullable().optional(),
     milestone_status_key: listValue('milestone-statuses').nullable().optional(),
     milestone_due_offset_days: offsetDays().nullable().optional(),
     status: listValue('charge-statuses').optional(),

@@ -5,7 +5,7 @@ import { childOperations, defineChild, type ChildScope } from '../../shared/reso
 import { partKey, requireFamily, siblingsOf, type Family, type PartDefinition } from '../../shared/resources/child-entity';
 import type { StoredRecord } from '../../shared/resources/entity';
 import type { WriteBatch } from '../../shared/resources/write-batch';
-import { FREE_TEXT_MAX, KEY_MAX, listValue, requiredText, text } from '../../shared/validation/fields';
+import { FREE_TEXT_MAX, KEY_MAX, listValue, recordId, requiredText, text } from '../../shared/validation/fields';
 import { borrowerPart } from './borrower.part';
 import { timelinePut } from './file-rows';
 import { mortgageFileEntity } from './mortgage-file.entity';
@@ -57,8 +57,8 @@ export const documentStatusSchema = z
 
 const writable = {
   document_type: requiredText(KEY_MAX),
-  requirement_id: z.uuid({ error: 'must be a requirement id' }).toLowerCase().nullable().optional(),
-  borrower_id: z.uuid({ error: 'must be a borrower id' }).toLowerCase().nullable().optional(),
+  requirement_id: recordId('requirement').nullable().optional(),
+  borrower_id: recordId('borrower').nullable().optional(),
   status: listValue('document-statuses').nullable().optional(),
   note: text(FREE_TEXT_MAX).nullable().optional().describe('Write-only: accepted only with a status change (a create counts); appended to notes'),
 };

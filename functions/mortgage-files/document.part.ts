@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { noUpdatableFields, validationFailed as invalid } from '../../shared/http/errors';
 import { definePart, partKey, partOperations, siblingsOf, type Family, type PartDefinition } from '../../shared/resources/child-entity';
 import type { WriteBatch } from '../../shared/resources/write-batch';
-import { KEY_MAX, TITLE_MAX } from '../../shared/validation/fields';
+import { KEY_MAX, recordId, TITLE_MAX } from '../../shared/validation/fields';
 import { borrowerPart } from './borrower.part';
 import { mortgageFileEntity } from './mortgage-file.entity';
 import { requirementPart } from './requirement.part';
@@ -40,8 +40,8 @@ export const documentInput = z.object({
   document_type: z.string({ error: 'must be a string' }).trim().min(1, 'must not be empty').max(KEY_MAX, `must be at most ${KEY_MAX} characters`),
   content_type: z.string({ error: 'must be a string' }).trim().regex(CONTENT_TYPE_PATTERN, 'must be a media type such as application/pdf').default(DEFAULT_CONTENT_TYPE),
   size_bytes: z.number({ error: 'must be a number' }).int('must be an integer').min(0, 'must be 0 or more').max(Number.MAX_SAFE_INTEGER).default(0),
-  requirement_id: z.uuid({ error: 'must be a requirement id' }).toLowerCase().nullable().default(null),
-  borrower_id: z.uuid({ error: 'must be a borrower id' }).toLowerCase().nullable().default(null),
+  requirement_id: recordId('requirement').nullable().default(null),
+  borrower_id: recordId('borrower').nullable().default(null),
 });
 
 

@@ -8,7 +8,7 @@ import { getTableName } from '../../shared/storage/dynamo-client';
 import { entityKeys } from '../../shared/storage/keys';
 import { batchGetAll, itemWithKey } from '../../shared/storage/paginated-requests';
 import { listValues } from '../../shared/lists/system-lists';
-import { emptyToNull, FREE_TEXT_MAX, listValue, text } from '../../shared/validation/fields';
+import { emptyToNull, FREE_TEXT_MAX, listValue, recordId, text } from '../../shared/validation/fields';
 import { contactEntity, contactSchema } from '../contacts/contact.entity';
 import { contactLinksPartition, guardKey } from './contact-links';
 import { mortgageFileEntity } from './mortgage-file.entity';
@@ -46,7 +46,7 @@ export const fileContactSchema = z
 
 const createFileContactSchema = z
   .object({
-    contact_id: z.uuid({ error: 'must be a contact id' }).toLowerCase(),
+    contact_id: recordId('contact'),
     role: z.union([z.literal(''), listValue('contact-types')]).nullable().optional(),
     notes: text(FREE_TEXT_MAX).nullable().optional(),
   })
@@ -106,7 +106,7 @@ export const fileContactChild = defineChild({
   fields: ['contact_id', 'role', 'notes', 'created_by'],
   // The contact's links across files (gsi2), so the contact's delete removes them (resources.md §4).
   indexes: (record) => ({ gsi2pk: contactLinksPartition(record.organization_id, record.contact_id as string), gsi2sk: `${record.mortgage_file_id}#${record.id}` }),
-  filters: { role: listValue('contact-types'), contact_id: z.uuid({ error: 'must be a contact id' }).toLowerCase() },
+  filters: { role: listValue('contact-types'), contact_id: recordId('contact') },
   async build(input, { context, parent }) {
     const contactId = input.contact_id as string;
     const requestedRole = emptyToNull((input.role as string | null | undefined) ?? null);

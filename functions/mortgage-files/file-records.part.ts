@@ -3,7 +3,7 @@ import { noUpdatableFields, validationFailed as invalid } from '../../shared/htt
 import { definePart, siblingsOf, type Family, type PartDefinition } from '../../shared/resources/child-entity';
 import type { StoredRecord } from '../../shared/resources/entity';
 import { amountSchema, signedAmountSchema } from '../../shared/validation/bounded';
-import { calendarDate, emptyToNull, FREE_TEXT_MAX, listValue, NAME_MAX, text } from '../../shared/validation/fields';
+import { calendarDate, emptyToNull, FREE_TEXT_MAX, listValue, NAME_MAX, recordId, text } from '../../shared/validation/fields';
 import { borrowerPart } from './borrower.part';
 import { mortgageFileEntity } from './mortgage-file.entity';
 
@@ -39,7 +39,7 @@ function checkedBorrower(family: Family, borrowerId: unknown): void {
  * (resources.md §7). Declared once here; storage, routes and the file's answer come from the part machinery.
  */
 function recordPart(spec: RecordPartSpec): PartDefinition {
-  const borrowerId = spec.borrowerRequired ? z.uuid({ error: 'must be a borrower id' }).toLowerCase() : z.uuid({ error: 'must be a borrower id' }).toLowerCase().nullable();
+  const borrowerId = spec.borrowerRequired ? recordId('borrower') : recordId('borrower').nullable();
   const writable = spec.fields.extend({ borrower_id: borrowerId });
   const fieldNames = Object.keys(writable.shape);
   const optionalShape = Object.fromEntries(fieldNames.map((name) => [name, (writable.shape[name] as z.ZodType).nullable().optional()]));

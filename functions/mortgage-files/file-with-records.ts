@@ -15,6 +15,7 @@ import {
 import type { StoredRecord } from '../../shared/resources/entity';
 import { planCreate, planUpdate } from '../../shared/resources/entity.repository';
 import { retryOnVersionConflict, WriteBatch } from '../../shared/resources/write-batch';
+import { recordId } from '../../shared/validation/fields';
 import { getLogger } from '../../shared/logger';
 import type { WriteContext } from '../../shared/write-context';
 import { borrowerPart, createBorrowerSchema, MAX_BORROWERS, rememberCustomers, RESOLVED_CUSTOMER, resolveBorrowerCustomer } from './borrower.part';
@@ -45,7 +46,7 @@ function borrowerOfNewRecord(input: Body, borrowerIds: string[]): string | null 
   if (input.borrower_index === null || (input.borrower_index === undefined && input.borrower_id === null)) return null;
   return borrowerIds[(input.borrower_index as number | undefined) ?? 0] ?? null;
 }
-const withRecordId = (schema: z.ZodType) => (schema as z.ZodObject).extend({ id: z.uuid({ error: 'must be a record id' }).toLowerCase().optional() });
+const withRecordId = (schema: z.ZodType) => (schema as z.ZodObject).extend({ id: recordId('record').optional() });
 
 export const createMortgageFileSchema = createMortgageFileFields
   .extend({

@@ -11,7 +11,7 @@ import type { StoredRecord } from '../../shared/resources/entity';
 import { requireRecord, sameValue } from '../../shared/resources/entity.repository';
 import { retryOnVersionConflict, VersionConflict, WriteBatch } from '../../shared/resources/write-batch';
 import { integerSchema } from '../../shared/validation/bounded';
-import { calendarDate, FREE_TEXT_MAX, listValue, text } from '../../shared/validation/fields';
+import { calendarDate, FREE_TEXT_MAX, listValue, recordId, text } from '../../shared/validation/fields';
 import { chargeChild, planMilestoneDueDates } from './charge.child';
 import { timelinePut } from './file-rows';
 import { freshRow, israelDay, milestoneRowChild, readMilestoneRow, templateMatches } from './milestone-rows';
@@ -55,14 +55,14 @@ const flag = () => z.boolean({ error: 'must be true or false' });
 
 export const milestoneProgressSchema = z
   .object({
-    milestone_id: z.uuid({ error: 'must be a milestone id' }).toLowerCase(),
+    milestone_id: recordId('milestone'),
     status: listValue('milestone-statuses').optional(),
     due_date: calendarDate().nullable().optional(),
     order: integerSchema(0, ORDER_MAX).nullable().optional(),
     is_removed: flag().optional(),
     note: text(FREE_TEXT_MAX).nullable().optional(),
     checklist: z
-      .array(z.object({ id: z.uuid({ error: 'must be a checklist item id' }).toLowerCase(), is_done: flag().optional(), is_removed: flag().optional() }))
+      .array(z.object({ id: recordId('checklist item'), is_done: flag().optional(), is_removed: flag().optional() }))
       .max(CHECKLIST_MAX)
       .optional(),
   })

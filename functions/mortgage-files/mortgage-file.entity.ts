@@ -11,7 +11,7 @@ import { entityKeys, type ItemKey } from '../../shared/storage/keys';
 import type { TransactItem } from '../../shared/storage/transactions';
 import type { WriteBatch } from '../../shared/resources/write-batch';
 import { amountSchema } from '../../shared/validation/bounded';
-import { calendarDate, emptyToNull, FREE_TEXT_MAX, listValue, TITLE_MAX, text } from '../../shared/validation/fields';
+import { calendarDate, emptyToNull, FREE_TEXT_MAX, listValue, recordId, text, TITLE_MAX } from '../../shared/validation/fields';
 import type { WriteContext } from '../../shared/write-context';
 import { customerEntity } from '../customers/customer.entity';
 import { FILE_SEARCH_FIELDS } from './borrower-names';
@@ -28,9 +28,9 @@ export const FILE_NUMBER_START = 1000;
 const fileFields = z.object({
   file_number: text(30).min(1, 'must not be empty'),
   status: text(64).min(1, 'must not be empty'),
-  assigned_to: z.union([z.literal(''), z.uuid({ error: 'must be a user id' }).toLowerCase()]).nullable(),
-  customer_id: z.union([z.literal(''), z.uuid({ error: 'must be a customer id' }).toLowerCase()]).nullable(),
-  source_lead_id: z.union([z.literal(''), z.uuid({ error: 'must be a lead id' }).toLowerCase()]).nullable(),
+  assigned_to: z.union([z.literal(''), recordId('user')]).nullable(),
+  customer_id: z.union([z.literal(''), recordId('customer')]).nullable(),
+  source_lead_id: z.union([z.literal(''), recordId('lead')]).nullable(),
   mortgage_type: z.union([z.literal(''), listValue('mortgage-types')]).nullable(),
   mortgage_purpose: z.union([z.literal(''), listValue('mortgage-purposes')]).nullable(),
   property_value: amountSchema().nullable(),
@@ -189,10 +189,10 @@ export const mortgageFileEntity = defineEntity({
     record: mortgageFileListItemSchema,
     list: z.object({ data: z.array(mortgageFileListItemSchema), count: z.number().int() }).meta({ id: 'MortgageFileList' }),
     filters: {
-      customer_id: z.uuid({ error: 'must be a customer id' }).toLowerCase(),
+      customer_id: recordId('customer'),
       status: text(64),
-      assigned_to: z.uuid({ error: 'must be a user id' }).toLowerCase(),
-      source_lead_id: z.uuid({ error: 'must be a lead id' }).toLowerCase(),
+      assigned_to: recordId('user'),
+      source_lead_id: recordId('lead'),
       mortgage_type: listValue('mortgage-types'),
     },
   },

@@ -5,7 +5,7 @@ import { findPaymentSource } from '../../shared/organizations/file-settings.repo
 import { childOperations, defineChild, getChild, type ChildScope, sentFields } from '../../shared/resources/child-collection';
 import type { StoredRecord } from '../../shared/resources/entity';
 import type { WriteBatch } from '../../shared/resources/write-batch';
-import { calendarDate, FREE_TEXT_MAX, KEY_MAX, NAME_MAX, requiredText, text, todayInIsrael } from '../../shared/validation/fields';
+import { calendarDate, FREE_TEXT_MAX, KEY_MAX, NAME_MAX, recordId, requiredText, text, todayInIsrael } from '../../shared/validation/fields';
 import { chargeChild, currencySchema, planChargePayments } from './charge.child';
 import { timelinePut } from './file-rows';
 import { mortgageFileEntity } from './mortgage-file.entity';
@@ -42,7 +42,7 @@ export const paymentSchema = z
   })
   .meta({ id: 'Payment' });
 
-const chargeId = () => z.uuid({ error: 'must be a charge id' }).toLowerCase();
+const chargeId = () => recordId('charge');
 
 const createPaymentSchema = z
   .object({
@@ -122,7 +122,7 @@ export const paymentChild = defineChild({
     list: z.object({ data: z.array(paymentSchema), count: z.number().int() }).meta({ id: 'PaymentList' }),
   },
   fields: PAYMENT_FIELDS,
-  filters: { charge_id: z.uuid({ error: 'must be a charge id' }).toLowerCase() },
+  filters: { charge_id: recordId('charge') },
   searchFields: ['reference', 'notes'],
   async build(input, scope, batch) {
     const [, charge] = await Promise.all([

@@ -7,7 +7,7 @@ import { getReminderScheduler } from '../../shared/reminders/reminder-scheduler'
 import { childOperations, defineChild, type ChildScope, sentFields } from '../../shared/resources/child-collection';
 import type { StoredRecord } from '../../shared/resources/entity';
 import { reminderKeys } from '../../shared/storage/keys';
-import { FREE_TEXT_MAX, listValue, requiredText, text, TITLE_MAX } from '../../shared/validation/fields';
+import { FREE_TEXT_MAX, listValue, recordId, requiredText, text, TITLE_MAX } from '../../shared/validation/fields';
 import { mortgageFileEntity } from './mortgage-file.entity';
 
 /** resources.md §9.2: a file's reminders, fired at `remind_at` (shared/reminders). */
@@ -31,7 +31,7 @@ const refusedMetadata = () =>
     .optional()
     .describe('Refused: a body with metadata (any value, also null or {}) is answered 400');
 
-const recipient = () => z.uuid({ error: 'must be a user id' }).toLowerCase();
+const recipient = () => recordId('user');
 
 export const reminderSchema = z
   .object({

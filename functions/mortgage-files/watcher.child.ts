@@ -11,6 +11,7 @@ import { writeContextOf } from '../../shared/resources/crud-operations';
 import type { StoredRecord } from '../../shared/resources/entity';
 import { requireRecord } from '../../shared/resources/entity.repository';
 import { WriteBatch } from '../../shared/resources/write-batch';
+import { recordId } from '../../shared/validation/fields';
 import { mortgageFileEntity } from './mortgage-file.entity';
 
 /**
@@ -41,7 +42,7 @@ export const watcherSchema = z
   })
   .meta({ id: 'Watcher' });
 
-const createWatcherSchema = z.object({ watcher_id: z.uuid({ error: 'must be a user id' }).toLowerCase() }).meta({ id: 'CreateWatcherRequest' });
+const createWatcherSchema = z.object({ watcher_id: recordId('user') }).meta({ id: 'CreateWatcherRequest' });
 
 /** Joins each row's user (one BatchGetItem for the whole list, none when the user was just read). */
 async function withUsers(records: StoredRecord[], known: User[] = []): Promise<StoredRecord[]> {

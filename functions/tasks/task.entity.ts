@@ -8,7 +8,7 @@ import { findRecordIds, getRecord, getRecords, planUpdate, recordFromItem, updat
 import { VersionConflict, type WriteBatch } from '../../shared/resources/write-batch';
 import { entityKeys, keys, type ItemKey } from '../../shared/storage/keys';
 import { batchGetAll, itemWithKey } from '../../shared/storage/paginated-requests';
-import { emptyToNull, FREE_TEXT_MAX, listValue, TITLE_MAX, text } from '../../shared/validation/fields';
+import { emptyToNull, FREE_TEXT_MAX, listValue, recordId, text, TITLE_MAX } from '../../shared/validation/fields';
 import type { WriteContext } from '../../shared/write-context';
 import { MORTGAGE_FILE_TYPE, timelinePut } from '../mortgage-files/file-rows';
 
@@ -22,7 +22,7 @@ export const MAX_ASSIGNEES = 20;
 const statusInput = z.enum([...listValues('task-statuses'), 'done'], { error: 'must be one of the values of GET /lists/task-statuses (or done)' });
 const statusOf = (value: unknown): string | undefined => (value === 'done' ? 'completed' : typeof value === 'string' ? value : undefined);
 
-const reference = (what: string) => z.union([z.literal(''), z.uuid({ error: `must be a ${what} id` }).toLowerCase()]).nullable();
+const reference = (what: string) => z.union([z.literal(''), recordId(what)]).nullable();
 /** Any string: an id that is not an active user of the organization is ignored (spec §2 User ids). */
 const userId = () => z.string({ error: 'must be a string' }).trim().max(100, 'must be at most 100 characters').toLowerCase();
 
@@ -338,11 +338,11 @@ export const taskEntity = defineEntity({
     filters: {
       status: statusInput.transform((value) => statusOf(value)!) as unknown as z.ZodType<string>,
       priority: listValue('task-priorities'),
-      assigned_to: z.uuid({ error: 'must be a user id' }).toLowerCase(),
-      mortgage_file_id: z.uuid({ error: 'must be a mortgage file id' }).toLowerCase(),
-      lead_id: z.uuid({ error: 'must be a lead id' }).toLowerCase(),
-      customer_id: z.uuid({ error: 'must be a customer id' }).toLowerCase(),
-      parent_task_id: z.uuid({ error: 'must be a task id' }).toLowerCase(),
+      assigned_to: recordId('user'),
+      mortgage_file_id: recordId('mortgage file'),
+      lead_id: recordId('lead'),
+      customer_id: recordId('customer'),
+      parent_task_id: recordId('task'),
     },
   },
   searchFields: ['title', 'description'],

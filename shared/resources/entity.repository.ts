@@ -182,11 +182,15 @@ export async function assertUniqueValuesFree(entity: EntityDefinition, organizat
   for (const unique of entity.unique ?? []) {
     const value = uniqueValue(updated[unique.field]);
     if (!value || value === uniqueValue(current?.[unique.field])) continue;
-    const guard = await getDocumentClient().send(
-      new GetCommand({ TableName: getTableName(), Key: entityKeys.unique(entity.type, unique.field, organizationId, value), ConsistentRead: true }),
-    );
-    if (guard.Item && guard.Item.record_id !== updated.id) throw unique.conflict();
+    const holder = await uniqueValueHolder(entity, organizationId, unique.field, value);
+    if (holder !== undefined && holder !== updated.id) throw unique.conflict();
   }
+}
+
+/** The id of the record that holds a unique value (its guard item, read consistently), if any. */
+export async function uniqueValueHolder(entity: EntityDefinition, organizationId: string, field: string, value: string): Promise<string | undefined> {
+  const guard = await getDocumentClient().send(new GetCommand({ TableName: getTableName(), Key: entityKeys.unique(entity.type, field, organizationId, value), ConsistentRead: true }));
+  return typeof guard.Item?.record_id === 'string' ? guard.Item.record_id : undefined;
 }
 
 /** `WriteBatch.hold` of an entity's record. */

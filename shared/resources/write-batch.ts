@@ -3,7 +3,7 @@ import { getLogger } from '../logger';
 import { VERSION_ATTRIBUTE, versionCondition } from '../http/record-version';
 import { getTableName } from '../storage/dynamo-client';
 import type { ItemKey } from '../storage/keys';
-import { TransactionConditionFailed, transactWrite, type TransactItem } from '../storage/transactions';
+import { conflictBackoff, TransactionConditionFailed, transactWrite, type TransactItem } from '../storage/transactions';
 
 /** A record changed between its read and the write (its version condition failed): read again and retry. */
 export class VersionConflict extends Error {
@@ -167,12 +167,3 @@ export async function retryOnVersionConflict<T>(step: () => Promise<T>, attempts
 /** Tries of a read-decide-write step whose record keeps moving under it, before a retryable 500. */
 export const WRITE_ATTEMPTS = 10;
 
-/**
- * A random pause before reading a contended record again: full jitter over an exponential window
- * (at most 20, 40, 80, ... ms, capped at 640 ms; about 3 s over all tries), so concurrent writers
- * of one record spread out instead of colliding again at once.
- */
-export function conflictBackoff(attempt: number): Promise<void> {
-  const window = Math.min(640, 20 * 2 ** (attempt - 1));
-  return new Promise((resolve) => setTimeout(resolve, Math.random() * window));
-}

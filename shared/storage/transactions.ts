@@ -16,9 +16,15 @@ export class TransactionConditionFailed extends Error {
 
 const CONFLICT_RETRIES = 4;
 
-/** The pause before retrying a write DynamoDB cancelled for a concurrent one (jittered, doubling). */
-export const conflictBackoff = (attempt: number): Promise<void> =>
-  new Promise((resolve) => setTimeout(resolve, 10 * 2 ** attempt + Math.random() * 20));
+/**
+ * The pause before trying a contended write again (`attempt` counts from 1): full jitter over an
+ * exponential window (at most 20, 40, 80, ... ms, capped at 640 ms; about 3 s over ten tries), so
+ * concurrent writers of one item spread out instead of colliding again at once.
+ */
+export function conflictBackoff(attempt: number): Promise<void> {
+  const window = Math.min(640, 20 * 2 ** (attempt - 1));
+  return new Promise((resolve) => setTimeout(resolve, Math.random() * window));
+}
 
 /**
  * Writes the items in one TransactWriteItems call. Concurrent transactions on the same counter item
@@ -36,7 +42,7 @@ export async function transactWrite(items: TransactItem[]): Promise<void> {
       if (failed.length > 0) throw new TransactionConditionFailed(failed);
       const conflict = reasons.some((reason) => reason.Code === 'TransactionConflict');
       if (!conflict || attempt >= CONFLICT_RETRIES) throw error;
-      await conflictBackoff(attempt);
+      await conflictBackoff(attempt + 1);
     }
   }
 }

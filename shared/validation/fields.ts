@@ -23,6 +23,9 @@ export const listValue = <Name extends SystemListName>(name: Name) =>
 export const emailAddress = () => z.union([z.literal(''), z.email({ error: 'must be a valid email address' }).max(EMAIL_MAX)]);
 
 /** `YYYY-MM-DD`, a real calendar day. */
+/** An id in a body or query (resources.md §1 References): a well-formed UUID, in either case, read in lower case as ids are stored. */
+export const recordId = (what: string) => z.uuid({ error: `must be a ${what} id` }).toLowerCase();
+
 export const calendarDate = () => z.iso.date({ error: 'must be a date YYYY-MM-DD' });
 
 /** Today in the Asia/Jerusalem calendar, `YYYY-MM-DD`. */

@@ -221,7 +221,7 @@ export async function putDeliveriesOnce(deliveries: WebhookDelivery[]): Promise<
             });
             for (const index of alone) results[index] = { status: 'fulfilled', value: await putDeliveryOnce(deliveries[index]) };
             // Cancelled for another reason (a conflict with a concurrent write): try again after a pause.
-            if (next.length === remaining.length && alone.length === 0) await conflictBackoff(attempt);
+            if (next.length === remaining.length && alone.length === 0) await conflictBackoff(attempt + 1);
             remaining = next;
           }
         }
