@@ -260,9 +260,12 @@ async function checkChain(context: WriteContext, parent: StoredRecord, taskId: s
   // A task moved with a subtree: its lowest tasks are held at the versions read, so a task added
   // under one of them meanwhile (which holds its parent) makes this move measure again.
   if (below.levels > 0 && below.lowest.length <= MAX_HELD_LOWEST) {
-    for (const task of await getRecords(taskEntity, context.organizationId, below.lowest, true)) {
-      checks.requireVersion(taskKey(context.organizationId, task.id), versionOf(task) ?? 0, () => new VersionConflict());
-    }
+    const lowest = await getRecords(taskEntity, context.organizationId, below.lowest, true);
+    // Measured again once they are read: a task added under one of them before that read is seen
+    // here (read again from the start), one added after it moves a version held below.
+    const again = levelsBelow(taskId, await findRecordIds(taskEntity, context.organizationId));
+    if (again.levels !== below.levels || again.lowest.length !== below.lowest.length) throw new VersionConflict();
+    for (const task of lowest) checks.requireVersion(taskKey(context.organizationId, task.id), versionOf(task) ?? 0, () => new VersionConflict());
   }
 }
 
