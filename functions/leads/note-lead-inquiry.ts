@@ -1,11 +1,11 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { storedVersion, versionCondition, withVersion } from '../../shared/http/record-version';
 import { newId, nowIso } from '../../shared/ids';
+import { retryOnVersionConflict, VersionConflict } from '../../shared/resources/write-batch';
 import { getDocumentClient, getTableName } from '../../shared/storage/dynamo-client';
 import { keys } from '../../shared/storage/keys';
-import { conflictBackoff, TransactionConditionFailed, transactWrite, type TransactItem } from '../../shared/storage/transactions';
+import { TransactionConditionFailed, transactWrite, type TransactItem } from '../../shared/storage/transactions';
 import type { WriteContext } from '../../shared/write-context';
-import { WRITE_ATTEMPTS } from '../../shared/resources/write-batch';
 import { leadFromItem } from './lead.repository';
 import type { Lead } from './lead.schema';
 
@@ -31,7 +31,7 @@ export async function noteLeadInquiry(
 ): Promise<Lead | undefined> {
   const tableName = getTableName();
   const leadKey = keys.lead(context.organizationId, leadId);
-  for (let attempt = 1; ; attempt++) {
+  return retryOnVersionConflict(async () => {
     const found = await getDocumentClient().send(new GetCommand({ TableName: tableName, Key: leadKey, ConsistentRead: true }));
     if (!found.Item) return undefined;
     const lead = leadFromItem(found.Item);
@@ -75,8 +75,8 @@ export async function noteLeadInquiry(
       await transactWrite(items);
       return withVersion({ ...lead, details_note: detailsNote, updated_at: now }, seenVersion + 1);
     } catch (error) {
-      if (!(error instanceof TransactionConditionFailed) || !error.failedIndexes.includes(0) || attempt >= WRITE_ATTEMPTS) throw error;
-      await conflictBackoff(attempt);
+      if (!(error instanceof TransactionConditionFailed) || !error.failedIndexes.includes(0)) throw error;
+      throw new VersionConflict();
     }
-  }
+  }, { what: 'The lead' });
 }

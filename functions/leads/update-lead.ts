@@ -1,12 +1,12 @@
-import { concurrentChange, noUpdatableFields, recordNotFound } from '../../shared/http/errors';
+import { noUpdatableFields, recordNotFound } from '../../shared/http/errors';
 import { assertPrecondition, preconditionFailed, versionCondition, versionOf, withVersion } from '../../shared/http/record-version';
 import { newId, nowIso } from '../../shared/ids';
 import { findActiveUser } from '../../shared/organizations/user.repository';
 import { getTableName } from '../../shared/storage/dynamo-client';
 import { keys } from '../../shared/storage/keys';
-import { conflictBackoff, TransactionConditionFailed, transactWrite, type TransactItem } from '../../shared/storage/transactions';
+import { TransactionConditionFailed, transactWrite, type TransactItem } from '../../shared/storage/transactions';
 import type { WriteContext } from '../../shared/write-context';
-import { WRITE_ATTEMPTS } from '../../shared/resources/write-batch';
+import { retryOnVersionConflict, VersionConflict } from '../../shared/resources/write-batch';
 import { counterUpdate, leadStatusChecked, sameValue } from './create-lead';
 import { assertConvertedFileOfOrganization, newestFileIdOfLead } from './lead-conversion';
 import { assertSourceBelongsToOrganization } from './lead-source-reference';
@@ -44,7 +44,7 @@ export async function updateLead(
       : Promise.resolve();
   sourceChecked.catch(() => undefined);
 
-  for (let attempt = 1; ; attempt++) {
+  return retryOnVersionConflict(async () => {
     const { lead, organization, statusIsConverted: wasConverted } = await getLeadWithOrganization(context.organizationId, leadId);
     if (!lead || !organization) throw recordNotFound('Lead');
     if (provided.length === 0) throw noUpdatableFields();
@@ -129,8 +129,7 @@ export async function updateLead(
       if (!(error instanceof TransactionConditionFailed) || !error.failedIndexes.includes(0)) throw error;
       // Changed since the client's If-Match was read: never retried over the client's head.
       if (context.ifMatch) throw preconditionFailed();
-      if (attempt >= WRITE_ATTEMPTS) throw concurrentChange('The lead');
-      await conflictBackoff(attempt);
+      throw new VersionConflict();
     }
-  }
+  }, { what: 'The lead' });
 }

@@ -158,7 +158,7 @@ async function setValues(context: WriteContext, fileId: string, input: Record<st
     // The answer's ETag is the file's at its new version.
     return answer(withVersion({ ...file, custom_fields: next, updated_at: updatedAt } as StoredRecord, seenVersion + 1), definitions);
     // Concurrent writes of one file's fields each retry on the fresh file.
-  }, 5);
+  }, { attempts: 5 });
 }
 
 const path = `${mortgageFileEntity.path}/{id}/custom-fields`;

@@ -1,12 +1,12 @@
 import { isDeepStrictEqual } from 'node:util';
-import { concurrentChange, noUpdatableFields, recordNotFound } from '../../shared/http/errors';
+import { noUpdatableFields, recordNotFound } from '../../shared/http/errors';
 import { assertPrecondition } from '../../shared/http/record-version';
 import { nowIso } from '../../shared/ids';
+import { retryOnVersionConflict, VersionConflict } from '../../shared/resources/write-batch';
 import { getTableName } from '../../shared/storage/dynamo-client';
 import { webhookKeys } from '../../shared/storage/keys';
-import { conflictBackoff, TransactionConditionFailed, transactWrite, type TransactItem } from '../../shared/storage/transactions';
+import { TransactionConditionFailed, transactWrite, type TransactItem } from '../../shared/storage/transactions';
 import { getEndpoint, type WebhookEndpoint } from '../../shared/webhooks/webhook-endpoint.repository';
-import { WRITE_ATTEMPTS } from '../../shared/resources/write-batch';
 import type { WebhookContext } from './webhook-context';
 import { endpointVersion } from './webhook-response';
 import type { UpdateWebhookInput } from './webhook.schema';
@@ -22,7 +22,7 @@ const UPDATABLE_FIELDS = ['url', 'events', 'description', 'is_active'] as const;
 export async function updateWebhook(context: WebhookContext, endpointId: string, input: UpdateWebhookInput): Promise<WebhookEndpoint> {
   const provided = UPDATABLE_FIELDS.filter((field) => input[field] !== undefined);
 
-  for (let attempt = 1; ; attempt++) {
+  return retryOnVersionConflict(async () => {
     const endpoint = await getEndpoint(context.organizationId, endpointId);
     // Path ids before the body (resources.md §1 "Order of checks").
     if (!endpoint) throw recordNotFound('Webhook endpoint');
@@ -68,8 +68,7 @@ export async function updateWebhook(context: WebhookContext, endpointId: string,
       return { ...endpoint, ...changes };
     } catch (error) {
       if (!(error instanceof TransactionConditionFailed) || !error.failedIndexes.includes(0)) throw error;
-      if (attempt >= WRITE_ATTEMPTS) throw concurrentChange('The webhook endpoint');
-      await conflictBackoff(attempt);
+      throw new VersionConflict();
     }
-  }
+  }, { what: 'The webhook endpoint' });
 }

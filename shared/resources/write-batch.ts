@@ -152,13 +152,16 @@ export class WriteBatch {
  * Runs a read-decide-write step again when its record moved under it (at most `attempts` times).
  * A record that keeps moving (many concurrent writers) is a retryable 500 with a JSON body, nothing written.
  */
-export async function retryOnVersionConflict<T>(step: () => Promise<T>, attempts = WRITE_ATTEMPTS): Promise<T> {
+export async function retryOnVersionConflict<T>(
+  step: (attempt: number) => Promise<T>,
+  { attempts = WRITE_ATTEMPTS, what = 'The record' }: { attempts?: number; what?: string } = {},
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await step();
+      return await step(attempt);
     } catch (error) {
       if (!(error instanceof VersionConflict)) throw error;
-      if (attempt >= attempts) throw concurrentChange('The record');
+      if (attempt >= attempts) throw concurrentChange(what);
       await conflictBackoff(attempt);
     }
   }

@@ -8,7 +8,7 @@ describe('retryOnVersionConflict', () => {
       calls += 1;
       if (calls < 3) throw new VersionConflict();
       return 'written';
-    }, 3);
+    }, { attempts: 3 });
     expect({ result, calls }).toEqual({ result: 'written', calls: 3 });
   });
 
@@ -17,7 +17,7 @@ describe('retryOnVersionConflict', () => {
     const failure = await retryOnVersionConflict(async () => {
       calls += 1;
       throw new VersionConflict();
-    }, 3).catch((error: unknown) => error);
+    }, { attempts: 3 }).catch((error: unknown) => error);
     expect(calls).toBe(3);
     expect(failure).toBeInstanceOf(ApiError);
     expect((failure as ApiError).status).toBe(500);
