@@ -30,8 +30,11 @@ const MAX_FILES_PER_RENAME = 25;
 /** Storage type of the customer (its entity imports this module). */
 const CUSTOMER_TYPE = 'CUSTOMER';
 
+/** The customer's fields a borrower copies for its file's search. */
+export const CUSTOMER_NAME_FIELDS = ['first_name', 'last_name', 'entity_name', 'nickname'] as const;
+
 export const customerNames = (customer: Record<string, unknown>) =>
-  [customer.first_name, customer.last_name, customer.entity_name, customer.nickname].filter((value) => typeof value === 'string').join(' ');
+  CUSTOMER_NAME_FIELDS.map((field) => customer[field]).filter((value) => typeof value === 'string').join(' ');
 
 export const borrowerNamesText = (names: Array<unknown>) => buildSearchText(names.map((value) => (typeof value === 'string' ? value : null)));
 

@@ -1,7 +1,6 @@
 import * as z from 'zod';
 import { isAllowed } from '../../shared/auth/permissions';
 import { conflict, forbidden, noUpdatableFields, validationFailed as invalid } from '../../shared/http/errors';
-import { versionOf } from '../../shared/http/record-version';
 import { planChildRewrite, readChildren } from '../../shared/resources/child-collection';
 import { definePart, partsOf, planPartDelete, siblingsOf, type Family } from '../../shared/resources/child-entity';
 import type { StoredRecord } from '../../shared/resources/entity';
@@ -13,7 +12,7 @@ import { emptyToNull, listValue, recordId } from '../../shared/validation/fields
 import type { WriteContext } from '../../shared/write-context';
 import { createCustomerSchema, customerEntity, customerSchema } from '../customers/customer.entity';
 import { normalizeIdNumber, type IdType } from '../customers/id-number';
-import { BORROWER_TYPE, borrowerNamesText, customerNames } from './borrower-names';
+import { BORROWER_TYPE, borrowerNamesText, CUSTOMER_NAME_FIELDS, customerNames } from './borrower-names';
 import { timelinePut } from './file-rows';
 import { mortgageFileEntity } from './mortgage-file.entity';
 import { activeDocumentTemplates, borrowerTemplates, planRequirements, REQUIREMENT_TYPE } from './requirement.part';
@@ -107,7 +106,7 @@ async function planCustomerChange(context: WriteContext, customer: StoredRecord,
     // borrowers, written once each after the file, hold it only as existing (a concurrent file of
     // the same customer must not cost them their borrower).
     const key = entityKeys.record(customerEntity.type, context.organizationId, customer.id);
-    if (atVersionRead) batch.hold(key, () => new VersionConflict(), versionOf(customer) ?? 0);
+    if (atVersionRead) batch.hold(key, () => new VersionConflict(), Object.fromEntries(CUSTOMER_NAME_FIELDS.map((field) => [field, customer[field] ?? null])));
     else batch.hold(key, () => invalid('customer_id: not a customer of the organization'));
     return customer;
   }

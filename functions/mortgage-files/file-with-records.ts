@@ -14,14 +14,15 @@ import {
 } from '../../shared/resources/child-entity';
 import type { StoredRecord } from '../../shared/resources/entity';
 import { planCreate, planUpdate } from '../../shared/resources/entity.repository';
-import { retryOnVersionConflict, WriteBatch } from '../../shared/resources/write-batch';
+import { retryOnVersionConflict, VersionConflict, WriteBatch } from '../../shared/resources/write-batch';
+import { conflictBackoff } from '../../shared/storage/transactions';
 import { recordId } from '../../shared/validation/fields';
 import { getLogger } from '../../shared/logger';
 import type { WriteContext } from '../../shared/write-context';
 import { borrowerPart, createBorrowerSchema, MAX_BORROWERS, rememberCustomers, RESOLVED_CUSTOMER, resolveBorrowerCustomer } from './borrower.part';
 import { bankAccountPart, incomePart, obligationPart } from './file-records.part';
 import { createMortgageFileFields, mortgageFileEntity, updateMortgageFileSchema } from './mortgage-file.entity';
-import { activeDocumentTemplates, activeMilestoneTemplates, fileTemplates, planRequirements, REQUIREMENT_TYPE } from './requirement.part';
+import { activeDocumentTemplates, activeMilestoneTemplates, fileTemplates, planRequirements, REQUIREMENT_TYPE, requirementPart } from './requirement.part';
 import { planOwnMilestoneRows } from './milestone-rows';
 
 /** The three record kinds a file body may carry, with their write-failure codes (resources.md §5). */
@@ -32,6 +33,8 @@ const RECORD_KINDS = [
 ] as const;
 const NESTED_MAX = 50;
 const FILE_NUMBER_ATTEMPTS = 5;
+/** Tries of a new file's borrower whose new customer's id_number another request took meanwhile. */
+const BORROWER_ATTEMPTS = 3;
 /** Records of the three kinds one PUT/PATCH may add or change (one transaction). */
 export const UPDATE_RECORDS_MAX = 25;
 
@@ -103,6 +106,8 @@ interface PlannedPart {
   failure: string;
   /** The borrower the record belongs to: when its write failed, the record is not written either. */
   borrowerId?: string | null;
+  /** A borrower's: its place in the body's `borrowers`. */
+  borrowerIndex?: number;
 }
 
 /**
@@ -153,7 +158,7 @@ export async function createFileWithRecords(context: WriteContext, body: Body): 
     for (const [index, borrower] of borrowerBodies.entries()) {
       const batch = batches?.[index] ?? new WriteBatch();
       const record = await at(`borrowers[${index}]`, () => planPartCreate(borrowerPart, context, family, { ...borrower, [RESOLVED_CUSTOMER]: customers[index] }, batch));
-      planned.push({ batch, record, failure: 'borrower_write_failed' });
+      planned.push({ batch, record, failure: 'borrower_write_failed', borrowerIndex: index });
     }
     const borrowerIds = planned.map(({ record }) => record.id);
     for (const { field, part, failure } of RECORD_KINDS) {
@@ -197,6 +202,38 @@ export async function createFileWithRecords(context: WriteContext, body: Body): 
   rememberCustomers(family, customers);
   const planned = await planParts(family, borrowerBatches);
 
+  /**
+   * A new customer's `id_number` taken meanwhile by another request's new customer: that customer
+   * is the one this borrower means (resources.md §6), as on the borrowers route. The borrower is
+   * planned again under its planned id (its records name it), and when it was the main borrower
+   * the file's `customer_id` moves to that customer in the same transaction.
+   */
+  const writeBorrowerAgain = async (part: PlannedPart, index: number): Promise<boolean> => {
+    for (let attempt = 1; attempt <= BORROWER_ATTEMPTS; attempt++) {
+      try {
+        const batch = new WriteBatch();
+        const customer = await resolveBorrowerCustomer(context, borrowerBodies[index], batch, false);
+        const planned = customers[index];
+        family.parts = new Map(family.parts)
+          .set(borrowerPart.type, siblingsOf(family, borrowerPart).filter((record) => record.id !== part.record.id))
+          .set(REQUIREMENT_TYPE, siblingsOf(family, requirementPart).filter((record) => record.borrower_id !== part.record.id));
+        const isMain = family.parent.customer_id === planned.id && customer.id !== planned.id;
+        if (isMain) family.parent = { ...family.parent, customer_id: customer.id };
+        customers[index] = customer;
+        rememberCustomers(family, customers);
+        part.record = await planPartCreate(borrowerPart, context, family, { ...borrowerBodies[index], [RESOLVED_CUSTOMER]: customer }, batch, true, {
+          id: part.record.id,
+          parentAttributes: isMain ? { customer_id: customer.id } : undefined,
+        });
+        await batch.commit();
+        return true;
+      } catch (error) {
+        if (!(error instanceof VersionConflict)) return false;
+        await conflictBackoff(attempt);
+      }
+    }
+    return false;
+  };
   const childErrors: string[] = [];
   const failedBorrowers = new Set<string>();
   const written = new Set<string>();
@@ -209,6 +246,10 @@ export async function createFileWithRecords(context: WriteContext, body: Body): 
       await part.batch.commit();
       written.add(part.record.id);
     } catch (error) {
+      if (error instanceof VersionConflict && part.borrowerIndex !== undefined && (await writeBorrowerAgain(part, part.borrowerIndex))) {
+        written.add(part.record.id);
+        continue;
+      }
       getLogger().warn('nested record of a new mortgage file not written', { code: part.failure, error_name: (error as Error)?.name });
       childErrors.push(part.failure);
       if (part.failure === 'borrower_write_failed') failedBorrowers.add(part.record.id);

@@ -244,8 +244,9 @@ async function checkChain(context: WriteContext, parent: StoredRecord, taskId: s
     if (current.id === taskId) throw cycle();
     chain.push(current);
     // An ancestor changed or went since it was read: read the chain again. The parent itself is held
-    // (its version moves): its delete, racing this write, reads again and unlinks this task too.
-    if (current === parent) checks.hold(taskKey(context.organizationId, current.id), () => new VersionConflict(), versionOf(current) ?? 0);
+    // (its version moves): its delete, racing this write, reads again and unlinks this task too. It
+    // is held on its own link, not its version, so subtasks created at once under it do not conflict.
+    if (current === parent) checks.hold(taskKey(context.organizationId, current.id), () => new VersionConflict(), { parent_task_id: current.parent_task_id ?? null });
     else checks.requireVersion(taskKey(context.organizationId, current.id), versionOf(current) ?? 0, () => new VersionConflict());
     const next = current.parent_task_id as string | null;
     if (!next) break;

@@ -144,12 +144,12 @@ export function planParentVersionMove(parent: EntityDefinition, family: Family, 
 }
 
 /** The parent's version move, with the attributes its parts keep on it and the search text and filters derived from them. */
-function parentVersionUpdate(part: PartDefinition, family: Family, batch: WriteBatch): void {
+function parentVersionUpdate(part: PartDefinition, family: Family, batch: WriteBatch, extra: Record<string, unknown> = {}): void {
   const attributes = part.parentAttributes?.(family);
-  if (!attributes) return planParentVersionMove(part.parent, family, batch);
+  if (!attributes) return planParentVersionMove(part.parent, family, batch, extra);
   withInternals(family.parent, { ...internalsOf(family.parent), ...attributes });
   const item = itemFromRecord(part.parent, family.parent, versionOf(family.parent) ?? 0);
-  planParentVersionMove(part.parent, family, batch, { ...attributes, search_text: item.search_text, list_filters: item.list_filters });
+  planParentVersionMove(part.parent, family, batch, { ...attributes, ...extra, search_text: item.search_text, list_filters: item.list_filters });
 }
 
 function withPartsReplaced(family: Family, part: PartDefinition, records: StoredRecord[]): Family {
@@ -162,17 +162,26 @@ function withPartsReplaced(family: Family, part: PartDefinition, records: Stored
  * The writes of a new part, added to the batch: the part (conditional on being new), whatever its
  * rules add, and the parent's version move. `family` is updated to include it.
  */
-export async function planPartCreate(part: PartDefinition, context: WriteContext, family: Family, input: Record<string, unknown>, batch: WriteBatch, moveParent = true): Promise<StoredRecord> {
+export async function planPartCreate(
+  part: PartDefinition,
+  context: WriteContext,
+  family: Family,
+  input: Record<string, unknown>,
+  batch: WriteBatch,
+  moveParent = true,
+  /** `id`: the id planned for it before (a write planned again); `parentAttributes`: more to set on the parent's move. */
+  options: { id?: string; parentAttributes?: Record<string, unknown> } = {},
+): Promise<StoredRecord> {
   const fields = await part.build(input, context, family, batch);
   const now = nowIso();
   const record = withVersion(
-    { ...fields, id: newId(), organization_id: context.organizationId, [part.parentIdField]: family.parent.id, created_at: now, updated_at: now } as StoredRecord,
+    { ...fields, id: options.id ?? newId(), organization_id: context.organizationId, [part.parentIdField]: family.parent.id, created_at: now, updated_at: now } as StoredRecord,
     1,
   );
   batch.add(newPartPut(part, record));
   await part.afterCreate?.(record, context, family, batch);
   const after = withPartsReplaced(family, part, [...siblingsOf(family, part), record]);
-  if (moveParent) parentVersionUpdate(part, after, batch);
+  if (moveParent) parentVersionUpdate(part, after, batch, options.parentAttributes);
   family.parts = after.parts;
   return record;
 }

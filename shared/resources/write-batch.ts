@@ -109,21 +109,35 @@ export class WriteBatch {
 
   /**
    * Holds a record the write relies on (a customer or lead it links, a parent task): the item must
-   * still exist (and, with `seenVersion`, still be that version), and its version moves (its ETag
-   * with it). A delete that read the record before this write commits then fails on its version,
-   * reads again and sees this write: it answers its guard's 409, or takes the new link along.
+   * still exist (and, with `unchanged`, still have those attributes as read), and its version moves
+   * (its ETag with it). A delete that read the record before this write commits then fails on its
+   * version, reads again and sees this write: it answers its guard's 409, or takes the new link
+   * along. Holds of one record by concurrent writes do not conflict with each other: they condition
+   * on the attributes they copy or measure, never on the version another hold moves.
    */
-  hold(key: ItemKey, onFailed: () => Error, seenVersion?: number): this {
-    const condition = seenVersion === undefined ? undefined : versionCondition(seenVersion);
+  hold(key: ItemKey, onFailed: () => Error, unchanged: Record<string, unknown> = {}): this {
+    const names: Record<string, string> = { '#version': VERSION_ATTRIBUTE };
+    const values: Record<string, unknown> = { ':zero': 0, ':one': 1 };
+    const conditions = ['attribute_exists(pk)'];
+    Object.entries(unchanged).forEach(([name, value], index) => {
+      names[`#u${index}`] = name;
+      if (value === null || value === undefined) {
+        values[':null'] = null;
+        conditions.push(`(attribute_not_exists(#u${index}) OR #u${index} = :null)`);
+      } else {
+        values[`:u${index}`] = value;
+        conditions.push(`#u${index} = :u${index}`);
+      }
+    });
     return this.add(
       {
         Update: {
           TableName: getTableName(),
           Key: key,
           UpdateExpression: 'SET #version = if_not_exists(#version, :zero) + :one',
-          ConditionExpression: condition?.expression ?? 'attribute_exists(pk)',
-          ExpressionAttributeNames: { '#version': VERSION_ATTRIBUTE },
-          ExpressionAttributeValues: { ':zero': 0, ':one': 1, ...condition?.values },
+          ConditionExpression: conditions.join(' AND '),
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
         },
       },
       onFailed,

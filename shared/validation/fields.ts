@@ -24,7 +24,8 @@ export const emailAddress = () => z.union([z.literal(''), z.email({ error: 'must
 
 /** `YYYY-MM-DD`, a real calendar day. */
 /** An id in a body or query (resources.md §1 References): a well-formed UUID, in either case, read in lower case as ids are stored. */
-export const recordId = (what: string) => z.uuid({ error: `must be a ${what} id` }).toLowerCase();
+/** An id in a body or query: any 8-4-4-4-12 hex UUID, like a path id (`isUuid`); stored in lower case. */
+export const recordId = (what: string) => z.guid({ error: `must be a ${what} id` }).toLowerCase();
 
 export const calendarDate = () => z.iso.date({ error: 'must be a date YYYY-MM-DD' });
 

@@ -552,6 +552,23 @@ describe('resources.md §3, §5, §11: a customer\'s files', () => {
     expect((await call(tenant, 'GET', '/customers')).body.count).toBe(1);
   });
 
+  test('files created at once whose borrower has one new id_number: one customer, every file has its borrower and names that customer', async () => {
+    const tenant = await runtime.organization();
+    const body = { borrowers: [{ first_name: 'Race', last_name: 'Ri', id_number: OTHER_PERSONAL_ID }], incomes: [{ income_type: 'salary', monthly_amount: 1 }] };
+    const created = await Promise.all(Array.from({ length: 6 }, () => call(tenant, 'POST', '/mortgage-files', body)));
+    expect(created.map((answer) => [answer.status, answer.body.child_errors, answer.body.borrowers?.length, answer.body.incomes?.length])).toEqual(created.map(() => [201, undefined, 1, 1]));
+    const customers = (await call(tenant, 'GET', '/customers')).body;
+    expect(customers.count).toBe(1);
+    const customerId = customers.data[0].id;
+    for (const answer of created) {
+      expect([answer.body.customer_id, answer.body.borrowers[0].customer_id, answer.body.incomes[0].borrower_id]).toEqual([customerId, customerId, answer.body.borrowers[0].id]);
+      const stored = (await call(tenant, 'GET', `/mortgage-files/${answer.body.id}`)).body;
+      expect([stored.customer_id, stored.borrowers.map((borrower: Body) => borrower.customer_id), stored.incomes.length]).toEqual([customerId, [customerId], 1]);
+    }
+    expect((await call(tenant, 'GET', `/mortgage-files?customer_id=${customerId}`)).body.count).toBe(created.length);
+    expect((await call(tenant, 'DELETE', `/customers/${customerId}`)).status).toBe(409);
+  });
+
   test('a file created with a customer_id that is also its borrower: both written, no child_errors', async () => {
     const tenant = await runtime.organization();
     const customer = (await call(tenant, 'POST', '/customers', { first_name: 'Both', last_name: 'Roles' })).body;

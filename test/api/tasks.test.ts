@@ -8,6 +8,7 @@ import { finishUnfinishedDeletes } from '../../shared/resources/finish-deletes';
 import { getDocumentClient, getTableName } from '../../shared/storage/dynamo-client';
 import { entityKeys, keys } from '../../shared/storage/keys';
 import { createRecord } from '../../shared/resources/entity.repository';
+import { WriteBatch } from '../../shared/resources/write-batch';
 import { taskEntity } from '../../functions/tasks/task.entity';
 import { contactEntity } from '../../functions/contacts/contact.entity';
 import { customerEntity } from '../../functions/customers/customer.entity';
@@ -553,6 +554,34 @@ describe('resources.md §8: links cleared by a delete hold under concurrent writ
         expect({ round, field, left: (await call(tenant, 'GET', `/tasks?${field}=${id}`)).body.count }).toEqual({ round, field, left: 0 });
       }
     }
+  });
+});
+
+describe('resources.md §8: subtasks created at once', () => {
+  test('twenty subtasks created at once under one parent (itself a subtask): every one is created, none a 500', async () => {
+    const tenant = await runtime.organization();
+    const root = await createTask(tenant, { title: 'Root' });
+    const parent = await createTask(tenant, { title: 'Parent', parent_task_id: root.id });
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, index) => call(tenant, 'POST', '/tasks', { title: `Sibling ${index}`, parent_task_id: parent.id })));
+    expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 201));
+    expect((await call(tenant, 'GET', `/tasks?parent_task_id=${parent.id}&limit=100`)).body.count).toBe(20);
+  });
+
+  test('holds of one parent do not conflict with each other; a hold fails once the parent moved or went', async () => {
+    const tenant = await runtime.organization();
+    const parent = await createTask(tenant, { title: 'Held' });
+    const elsewhere = await createTask(tenant, { title: 'Elsewhere' });
+    const key = entityKeys.record('TASK', tenant.organizationId, parent.id);
+    // Both planned from one read of the parent, committed one after the other (two sibling creates).
+    const first = new WriteBatch().hold(key, () => new Error('first refused'), { parent_task_id: null });
+    const second = new WriteBatch().hold(key, () => new Error('second refused'), { parent_task_id: null });
+    await first.commit();
+    await expect(second.commit()).resolves.toBeUndefined();
+    await call(tenant, 'PATCH', `/tasks/${parent.id}`, { parent_task_id: elsewhere.id }, 200);
+    await expect(new WriteBatch().hold(key, () => new Error('moved'), { parent_task_id: null }).commit()).rejects.toThrow('moved');
+    await expect(new WriteBatch().hold(key, () => new Error('not moved'), { parent_task_id: elsewhere.id }).commit()).resolves.toBeUndefined();
+    await call(tenant, 'DELETE', `/tasks/${parent.id}`, undefined, 200);
+    await expect(new WriteBatch().hold(key, () => new Error('gone'), { parent_task_id: elsewhere.id }).commit()).rejects.toThrow('gone');
   });
 });
 
