@@ -61,8 +61,10 @@ export async function updateLead(
         if (!user) continue;
         value = user.id;
       }
+      if (sameValue(lead[field as keyof Lead], value)) continue;
+      // The status it has is no change, even one the organization has deactivated since (spec §3: nothing written).
       if (field === 'status') leadStatusChecked(organization, value as string);
-      if (!sameValue(lead[field as keyof Lead], value)) (changes as Record<string, unknown>)[field] = value;
+      (changes as Record<string, unknown>)[field] = value;
     }
     if (Object.keys(changes).length === 0) return lead;
 

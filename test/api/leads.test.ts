@@ -179,7 +179,7 @@ describe('spec §3 lead status changes', () => {
     expect(read.body.updated_at).toBe(lead.updated_at);
   });
 
-  test('a lead whose status was deactivated since can still be edited; only a change to that status is refused', async () => {
+  test('a lead whose status was deactivated since can still be edited and sent back with it; only a change to that status is refused', async () => {
     const tenant = await runtime.organization();
     await runtime.admin('status', 'create', '--org', tenant.organizationId, '--kind', 'lead', '--value', 'retired', '--label', 'Retired');
     const lead = await create(tenant, { status: 'retired' });
@@ -187,6 +187,11 @@ describe('spec §3 lead status changes', () => {
     const edited = await runtime.request('PATCH', `/leads/${lead.id}`, { key: tenant.apiKey, body: { last_name: 'Edited' } });
     expect(edited.status).toBe(200);
     expect(edited.body).toMatchObject({ status: 'retired', last_name: 'Edited' });
+    // The status it has, sent again (alone, with other fields, or a GET → PUT round trip): no change, not a 400.
+    const same = await runtime.request('PATCH', `/leads/${lead.id}/status`, { key: tenant.apiKey, body: { status: 'retired' } });
+    expect([same.status, same.body.status, same.body.updated_at]).toEqual([200, 'retired', edited.body.updated_at]);
+    const roundTrip = await runtime.request('PUT', `/leads/${lead.id}`, { key: tenant.apiKey, body: { ...edited.body, last_name: 'Again' } });
+    expect([roundTrip.status, roundTrip.body.status, roundTrip.body.last_name]).toEqual([200, 'retired', 'Again']);
     expect((await runtime.request('PATCH', `/leads/${lead.id}/status`, { key: tenant.apiKey, body: { status: 'contacted' } })).body.status).toBe('contacted');
     expect((await runtime.request('PATCH', `/leads/${lead.id}/status`, { key: tenant.apiKey, body: { status: 'retired' } })).body.code).toBe('23514');
   });
