@@ -24,7 +24,8 @@ export const mixItemSchema = z
     amount: positiveAmount(),
     years: integerSchema(4, 30),
     rate: z.number({ error: 'must be a number' }).min(0, 'must be at least 0').max(20, 'must be at most 20').refine(hasAtMostThreeDecimals, 'must have at most 3 decimal places').describe('Annual percent'),
-    index: listValue('mix-indexes').optional(),
+    // Optional: an empty string is no value, as in every optional field (resources.md §1).
+    index: z.preprocess((value) => (typeof value === 'string' && value.trim() === '' ? null : value), listValue('mix-indexes').nullable()).optional(),
   })
   .meta({ id: 'CalculatorMixItem' });
 

@@ -104,6 +104,10 @@ describe('calculator mixes (resources.md §9.13)', () => {
     // The limits themselves are accepted.
     const edge = await call(tenant, 'POST', path, { data: { version: 2, mixes: Array.from({ length: 10 }, (_, index) => ({ ...prime, years: index % 2 ? 4 : 30, rate: index % 2 ? 0 : 20, amount: 0.01 })) } });
     expect(edge.status).toBe(201);
+    // An item's optional index: empty or null is no index (resources.md §1 Strings), omitted stays omitted.
+    const { index: _index, ...noIndex } = fixed;
+    const blank = await call(tenant, 'POST', path, { data: { version: 2, mixes: [{ ...fixed, index: '' }, { ...fixed, index: null }, noIndex] } });
+    expect([blank.status, blank.body.data?.mixes]).toEqual([201, [{ ...fixed, index: null }, { ...fixed, index: null }, noIndex]]);
   });
 
   test('update: data replaced whole, name alone, data cannot be cleared; same values write nothing; delete', async () => {
