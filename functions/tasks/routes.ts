@@ -2,13 +2,13 @@ import { badRequest, noUpdatableFields, recordNotFound } from '../../shared/http
 import type { Operation } from '../../shared/http/operation';
 import { listQuerySchema, resourceOperations } from '../../shared/resources/crud-operations';
 import { defineEntity, type EntityDefinition, type StoredRecord } from '../../shared/resources/entity';
-import { createRecord, deleteRecord, getRecord, listRecords, requireRecord, updateRecord } from '../../shared/resources/entity.repository';
+import { createRecord, deleteRecord, listRecords, requireRecord, updateRecord } from '../../shared/resources/entity.repository';
 import { retryOnVersionConflict } from '../../shared/resources/write-batch';
 import { emptyToNull } from '../../shared/validation/fields';
 import type { WriteContext } from '../../shared/write-context';
 import { mortgageFileEntity } from '../mortgage-files/mortgage-file.entity';
 import { presentTask, presentTasks } from './task-links';
-import { createTaskSchema, FILE_FROM_PATH, isTaskNotFound, taskEntity, taskListSchema, taskSchema, updateTaskSchema } from './task.entity';
+import { createTaskSchema, FILE_FROM_PATH, taskEntity, taskListSchema, taskSchema, updateTaskSchema } from './task.entity';
 
 const schemas = { create: createTaskSchema, update: updateTaskSchema, record: taskSchema, list: taskListSchema };
 
@@ -68,22 +68,11 @@ function fileTaskEntity(fileId: string): EntityDefinition {
   });
 }
 
-/** A task's 404 under a file that is missing or another organization's is the file's 404 (the path's first id). */
-async function inFile<T>(organizationId: string, fileId: string, step: () => Promise<T>): Promise<T> {
-  try {
-    return await step();
-  } catch (error) {
-    if (isTaskNotFound(error) && !(await getRecord(mortgageFileEntity, organizationId, fileId))) throw recordNotFound(mortgageFileEntity.label);
-    throw error;
-  }
-}
-
 async function getFileTask(organizationId: string, fileId: string, taskId: string): Promise<StoredRecord> {
-  return inFile(organizationId, fileId, async () => {
-    const task = await requireRecord(taskEntity, organizationId, taskId);
-    if (task.mortgage_file_id !== fileId) throw taskOfAnotherFile();
-    return presentTask(organizationId, task);
-  });
+  // A task of another file, or under a missing file, is the task's 404 (one body per item route).
+  const task = await requireRecord(taskEntity, organizationId, taskId);
+  if (task.mortgage_file_id !== fileId) throw taskOfAnotherFile();
+  return presentTask(organizationId, task);
 }
 
 /** The file comes from the path: no mortgage_file_id filter. */
@@ -107,12 +96,11 @@ export const fileTaskOperations: Operation[] = resourceOperations({
   },
   create: (context, params, body) => createTask(taskEntity, context, { ...body, [FILE_FROM_PATH]: params.id }),
   get: (organizationId, params) => getFileTask(organizationId, params.id, params.taskId),
-  update: (context, params, body) =>
-    inFile(context.organizationId, params.id, async () => {
-      // The path before the body: an empty body on a task of another file is that task's 404.
-      if (Object.values(body).every((value) => value === undefined)) await getFileTask(context.organizationId, params.id, params.taskId);
-      return updateTask(fileTaskEntity(params.id), context, params.taskId, body);
-    }),
-  delete: (context, params) => inFile(context.organizationId, params.id, () => deleteRecord(fileTaskEntity(params.id), context, params.taskId)),
+  update: async (context, params, body) => {
+    // The path before the body: an empty body on a task of another file is that task's 404.
+    if (Object.values(body).every((value) => value === undefined)) await getFileTask(context.organizationId, params.id, params.taskId);
+    return updateTask(fileTaskEntity(params.id), context, params.taskId, body);
+  },
+  delete: (context, params) => deleteRecord(fileTaskEntity(params.id), context, params.taskId),
   requireCollection: (organizationId, params) => requireRecord(mortgageFileEntity, organizationId, params.id),
 });

@@ -15,8 +15,8 @@ export async function redeliverDelivery(context: WebhookContext, endpointId: str
     getEndpoint(context.organizationId, endpointId),
     getDelivery(context.organizationId, deliveryId),
   ]);
-  if (!endpoint) throw recordNotFound('Webhook endpoint');
-  if (!original || original.endpoint_id !== endpointId) throw recordNotFound('Webhook delivery');
+  // One 404 body whichever path id failed (the endpoint's or the delivery's).
+  if (!endpoint || !original || original.endpoint_id !== endpointId) throw recordNotFound('Webhook delivery');
   const delivery = newDelivery({
     organizationId: context.organizationId,
     endpointId,

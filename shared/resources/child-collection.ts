@@ -327,8 +327,8 @@ export function childQuerySchema(child: ChildDefinition) {
 
 /**
  * `GET/POST <parent>/{id}/<segment>`, `GET/PUT/PATCH/DELETE <parent>/{id}/<segment>/{<itemParam>}`
- * (those of `methods`). A parent of another organization, missing or deleted, is the parent's 404;
- * a child under another parent is the child's 404.
+ * (those of `methods`). A parent of another organization, missing or deleted, is the parent's 404
+ * on the collection; an item route answers the child's 404 whichever path id failed.
  */
 export function childOperations(child: ChildDefinition): Operation[] {
   return resourceOperations(

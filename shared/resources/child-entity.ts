@@ -270,8 +270,8 @@ async function getPart(part: PartDefinition, organizationId: string, parentId: s
 
 /**
  * `GET/POST <parent>/{id}/<segment>`, `GET/PUT/PATCH/DELETE <parent>/{id}/<segment>/{<itemParam>}`.
- * A parent of another organization, missing or deleted, is the parent's 404; a part of another
- * parent is the part's 404.
+ * A parent of another organization, missing or deleted, is the parent's 404 on the collection; an
+ * item route answers the part's 404 whichever path id failed.
  */
 export function partOperations(part: PartDefinition, methods?: CrudMethod[]): Operation[] {
   return resourceOperations(

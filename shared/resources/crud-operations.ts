@@ -3,6 +3,7 @@ import { defineOperation, partialUpdateOperations, type Operation, type Operatio
 import { pagingQuerySchema } from '../http/list-query';
 import { created, deleted, list, ok } from '../http/response';
 import { deleteResultSchema } from '../http/response-schemas';
+import { ApiError, recordNotFound } from '../http/errors';
 import type { WriteContext } from '../write-context';
 import type { EntityDefinition, StoredRecord } from './entity';
 import { createRecord, deleteRecord, listRecords, requireRecord, updateRecord } from './entity.repository';
@@ -60,6 +61,15 @@ export interface CrudResource {
  */
 export function resourceOperations(resource: CrudResource, methods: CrudMethod[] = ALL_METHODS): Operation[] {
   const { singular, plural } = resource.names;
+  // An item route answers one 404 body whichever path id failed (its parent's or its own; resources.md §1 Path ids).
+  const oneNotFound = async <T>(step: () => Promise<T>): Promise<T> => {
+    try {
+      return await step();
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 404) throw recordNotFound(resource.label);
+      throw error;
+    }
+  };
   const item = `${resource.collection}/{${resource.itemParam}}`;
   const label = resource.label.toLowerCase();
   const within = resource.within ? ` of ${resource.within}` : '';
@@ -106,7 +116,7 @@ export function resourceOperations(resource: CrudResource, methods: CrudMethod[]
         summary: `Get a ${label}`,
         versioned: true,
         response: { status: 200, description: `The ${label}`, schema: resource.schemas.record },
-        handle: async ({ auth, params }) => ok(await resource.get(auth.organizationId, params)),
+        handle: async ({ auth, params }) => ok(await oneNotFound(() => resource.get(auth.organizationId, params))),
       }),
     );
   }
@@ -121,8 +131,8 @@ export function resourceOperations(resource: CrudResource, methods: CrudMethod[]
           versioned: true,
           response: { status: 200, description: `The updated ${label}`, schema: resource.schemas.record },
           errors: [400, 404, 409],
-          requirePath: ({ params, organizationId }) => resource.get(organizationId, params),
-          handle: async (input) => ok(await resource.update(writeContextOf(input), input.params, input.body as Record<string, unknown>)),
+          requirePath: ({ params, organizationId }) => oneNotFound(() => resource.get(organizationId, params)),
+          handle: async (input) => ok(await oneNotFound(() => resource.update(writeContextOf(input), input.params, input.body as Record<string, unknown>))),
         },
       ),
     );
@@ -138,7 +148,7 @@ export function resourceOperations(resource: CrudResource, methods: CrudMethod[]
         response: { status: 200, description: 'Deleted', schema: deleteResultSchema },
         errors: [400, 404, 409],
         handle: async (input) => {
-          await resource.delete(writeContextOf(input), input.params);
+          await oneNotFound(() => resource.delete(writeContextOf(input), input.params));
           return deleted(`${resource.label} deleted`);
         },
       }),

@@ -191,7 +191,8 @@ describe('file contacts', () => {
     const notFound = { error: 'Mortgage file not found', status: 404 };
     for (const [method, body] of [['GET'], ['PUT', { notes: 'x' }], ['PATCH', { notes: 'x' }], ['DELETE']] as const) {
       const response = await runtime.request(method, item, { key: stranger.apiKey, body });
-      expect({ method, status: response.status, body: response.body }).toEqual({ method, status: 404, body: notFound });
+      // An item route answers one 404 body whichever path id failed (resources.md §1 Path ids).
+      expect({ method, status: response.status, body: response.body }).toEqual({ method, status: 404, body: { error: 'File contact not found', status: 404 } });
     }
     expect((await runtime.request('GET', links(file.id), { key: stranger.apiKey })).body).toEqual(notFound);
     expect((await runtime.request('GET', `${links(otherFile.id)}/${created.body.id}`, { key: owner.apiKey })).body).toEqual({ error: 'File contact not found', status: 404 });

@@ -300,7 +300,7 @@ describe('document statuses (resources.md §9.9)', () => {
 
     for (const [method, body] of [['GET'], ['PATCH', { status: 'received' }], ['PUT', { status: 'received' }]] as const) {
       const response = await call(stranger, method, item, body);
-      expect({ method, status: response.status, body: response.body }).toEqual({ method, status: 404, body: { error: 'Mortgage file not found', status: 404 } });
+      expect({ method, status: response.status, body: response.body }).toEqual({ method, status: 404, body: { error: 'Document status not found', status: 404 } });
     }
     expect((await call(stranger, 'POST', statuses(file.id), { document_type: 'id_card' })).status).toBe(404);
     const otherFile = await createFile(tenant);

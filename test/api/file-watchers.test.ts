@@ -129,7 +129,7 @@ describe('file watchers', () => {
     const notFound = { error: 'Mortgage file not found', status: 404 };
     expect((await runtime.request('GET', watchers(file.id), { key: stranger.apiKey })).body).toEqual(notFound);
     expect((await runtime.request('POST', watchers(file.id), { key: stranger.apiKey, body: { watcher_id: stranger.userId } })).body).toEqual(notFound);
-    expect((await runtime.request('DELETE', `${watchers(file.id)}/${row.body.id}`, { key: stranger.apiKey })).body).toEqual(notFound);
+    expect((await runtime.request('DELETE', `${watchers(file.id)}/${row.body.id}`, { key: stranger.apiKey })).body).toEqual({ error: 'Watcher not found', status: 404 });
     expect((await runtime.request('DELETE', `${watchers(otherFile.id)}/${row.body.id}`, { key: owner.apiKey })).body).toEqual({ error: 'Watcher not found', status: 404 });
     expect((await runtime.request('DELETE', `${watchers(otherFile.id)}/${owner.userId}`, { key: owner.apiKey })).status).toBe(404);
     const reader = await runtime.admin('key', 'create', '--org', owner.organizationId, '--user', owner.userId, '--permissions', 'mortgage-files:read');

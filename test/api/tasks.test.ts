@@ -341,7 +341,7 @@ describe('resources.md §8 nested path /mortgage-files/{id}/tasks (permission mo
     await call(tenant, 'GET', `/tasks/${task.id}`, undefined, 404);
   });
 
-  test('another organization’s or a missing file is the file’s 404 on every nested route, before the body is judged', async () => {
+  test('another organization’s or a missing file is a 404 on every nested route (the file’s on the collection, the task’s on an item), before the body is judged', async () => {
     const owner = await runtime.organization();
     const stranger = await runtime.organization();
     const file = await createFile(owner);
@@ -361,7 +361,9 @@ describe('resources.md §8 nested path /mortgage-files/{id}/tasks (permission mo
         ['DELETE', `${path}/${task.id}`],
       ] as const) {
         const response = await call(stranger, method, route, body);
-        expect({ method, route, status: response.status, body: response.body }).toEqual({ method, route, status: 404, body: fileMissing });
+        // An item route answers one 404 body whichever path id failed (resources.md §1 Path ids).
+        const expected = route === path ? fileMissing : { error: 'Task not found', status: 404 };
+        expect({ method, route, status: response.status, body: response.body }).toEqual({ method, route, status: 404, body: expected });
       }
     }
     const unchanged = await call(owner, 'GET', `/mortgage-files/${file.id}/tasks`, undefined, 200);

@@ -179,19 +179,21 @@ export function describeSharedResourceRules(resources: ResourceCase[]): void {
       const path = await collection(owner);
       const missing = await runtime.request('GET', `${path}/${MISSING_ID}`, { key: stranger.apiKey });
       expect(missing.status).toBe(404);
-      // A part under another organization's file: the file is not found, exactly as a missing file.
-      expect(missing.body).toEqual({ error: `${resource.part ? 'Mortgage file' : resource.label} not found`, status: 404 });
+      // An item route answers one 404 body whichever path id failed: a part under another
+      // organization's file is the part's 404, exactly as a missing part of one's own file.
+      expect(missing.body).toEqual({ error: `${resource.label} not found`, status: 404 });
       for (const [method, body] of [['GET'], ['PUT', resource.update], ['PATCH', resource.update], ['DELETE']] as const) {
         const response = await runtime.request(method, `${path}/${created.body.id}`, { key: stranger.apiKey, body });
         expect({ method, status: response.status, body: response.body }).toEqual({ method, status: 404, body: missing.body });
       }
       const list = await runtime.request('GET', path, { key: stranger.apiKey });
       if (resource.part) {
-        expect(list.body).toEqual(missing.body);
+        // The collection's only path id is the file's.
+        expect(list.body).toEqual({ error: 'Mortgage file not found', status: 404 });
         // A part's id under another file of the same organization is the part's 404.
         const otherFile = await runtime.request('POST', '/mortgage-files', { key: owner.apiKey, body: {} });
         const misplaced = await runtime.request('GET', `/mortgage-files/${otherFile.body.id}/${resource.part.segment}/${created.body.id}`, { key: owner.apiKey });
-        expect(misplaced.body).toEqual({ error: `${resource.label} not found`, status: 404 });
+        expect(misplaced.body).toEqual(missing.body);
       } else {
         expect(list.body).toEqual({ data: [], count: 0 });
       }

@@ -321,8 +321,10 @@ describe('spec §4 webhook management', () => {
     expect(await queuedWakes(pings[0].id)).toEqual([{ organization_id: tenant.organizationId, endpoint_id: id, delivery_id: pings[0].id, attempt: 0 }]);
 
     const other = (await create(tenant)).body.id;
-    expect((await runtime.request('POST', `/webhooks/${other}/deliveries/${pings[0].id}/redeliver`, { key: tenant.apiKey })).status).toBe(404);
-    expect((await runtime.request('POST', `/webhooks/${id}/deliveries/${other}/redeliver`, { key: tenant.apiKey })).status).toBe(404);
+    // One 404 body whichever path id failed (resources.md §1 Path ids).
+    const notFound = { error: 'Webhook delivery not found', status: 404 };
+    expect((await runtime.request('POST', `/webhooks/${other}/deliveries/${pings[0].id}/redeliver`, { key: tenant.apiKey })).body).toEqual(notFound);
+    expect((await runtime.request('POST', `/webhooks/${id}/deliveries/${other}/redeliver`, { key: tenant.apiKey })).body).toEqual(notFound);
   });
 
   test('spec §9: the OpenAPI document describes the webhook routes', async () => {
