@@ -19,7 +19,7 @@ import {
   type MortgageType,
   type PaymentSource,
 } from '../shared/organizations/file-settings.repository';
-import { AdminInputError } from './admin-error';
+import { AdminInputError, integerOption } from './admin-error';
 import { requireOrganization } from './organization-admin';
 
 /**
@@ -119,15 +119,6 @@ export async function removePaymentSource(organizationId: string, key: string): 
   return contractShape(await inOrganization(organizationId, () => deactivatePaymentSource(organizationId, key)));
 }
 
-function integer(option: string, value: string, minimum?: number): number {
-  const pattern = minimum === undefined ? /^-?\d+$/ : /^\d+$/;
-  const parsed = Number(value);
-  if (!pattern.test(value.trim()) || !Number.isSafeInteger(parsed) || (minimum !== undefined && parsed < minimum)) {
-    throw new AdminInputError(minimum === undefined ? `--${option} must be an integer` : `--${option} must be an integer of at least ${minimum}`);
-  }
-  return parsed;
-}
-
 export async function addMilestoneTemplate(input: {
   organizationId: string;
   key: string;
@@ -139,12 +130,12 @@ export async function addMilestoneTemplate(input: {
 }): Promise<MilestoneTemplate> {
   const key = settingKey(input.key);
   const templateLabel = label(input.label);
-  const explicitOrder = input.order === undefined ? undefined : integer('order', input.order);
+  const explicitOrder = input.order === undefined ? undefined : integerOption('order', input.order);
   // Without --mortgage-types the template has no display condition: it applies to every file.
   const mortgageTypes = input.mortgageTypes === undefined ? [] : splitList('mortgage-types', input.mortgageTypes, ',');
   const unknown = mortgageTypes.filter((type) => !MORTGAGE_TYPES.includes(type));
   if (unknown.length > 0) throw new AdminInputError(`unknown mortgage type(s) ${unknown.join(', ')}; known: ${MORTGAGE_TYPES.join(', ')}`);
-  const dueOffsetDays = input.dueOffsetDays === undefined ? null : integer('due-offset-days', input.dueOffsetDays, 0);
+  const dueOffsetDays = input.dueOffsetDays === undefined ? null : integerOption('due-offset-days', input.dueOffsetDays, 0);
   const checklist = input.checklist === undefined ? [] : splitList('checklist', input.checklist, '|').map((item) => ({ id: newId(), label: item }));
   return inOrganization(input.organizationId, async () => {
     const order = explicitOrder ?? (await orderAfterLast(input.organizationId));

@@ -77,12 +77,11 @@ export async function addressBuilder(aws: boolean): Promise<(token: string) => I
     }
     base = config.PUBLIC_BASE_URL;
     direct = config.INTAKE_DIRECT_URL;
-  } else if (process.env.PORT === undefined && process.env.INTAKE_DIRECT_PORT === undefined) {
+  } else if (process.env.PORT === undefined || process.env.INTAKE_DIRECT_PORT === undefined) {
+    // The running `npm start`'s addresses; each of PORT and INTAKE_DIRECT_PORT that is set takes precedence over its own.
     const { Item: recorded } = await getDocumentClient().send(new GetCommand({ TableName: getTableName(), Key: keys.localAddresses() }));
-    if (typeof recorded?.intake_url === 'string' && typeof recorded.intake_direct_url === 'string') {
-      base = recorded.intake_url;
-      direct = recorded.intake_direct_url;
-    }
+    if (process.env.PORT === undefined && typeof recorded?.intake_url === 'string') base = recorded.intake_url;
+    if (process.env.INTAKE_DIRECT_PORT === undefined && typeof recorded?.intake_direct_url === 'string') direct = recorded.intake_direct_url;
   }
   const trim = (url: string) => url.replace(/\/+$/, '');
   return (token) => ({ url: `${trim(base)}/hooks/leads/${token}`, direct_url: `${trim(direct)}/${token}` });

@@ -1,3 +1,4 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { generateApiKey, hashSecret } from '../shared/auth/api-key';
 import { KNOWN_PERMISSION } from '../shared/auth/permissions';
@@ -6,6 +7,7 @@ import { listNotifications } from '../shared/organizations/notification.reposito
 import { defaultFileSettingPuts } from '../shared/organizations/file-settings.repository';
 import {
   getOrganization,
+  organizationFromItem,
   organizationToItem,
   type Organization,
   type SubscriptionStatus,
@@ -20,9 +22,10 @@ import {
 import { getUser, userToItem, type UserRole } from '../shared/organizations/user.repository';
 import { getDocumentClient, getTableName } from '../shared/storage/dynamo-client';
 import { keys } from '../shared/storage/keys';
+import { conflictBackoff } from '../shared/storage/transactions';
 import { itemKeyOf, queryAll } from '../shared/storage/paginated-requests';
 import { markersCompleteItem } from '../functions/leads/lead-contact-markers';
-import { AdminInputError } from './admin-error';
+import { AdminInputError, integerOption } from './admin-error';
 
 export async function requireOrganization(organizationId: string): Promise<Organization> {
   const organization = isUuid(organizationId) ? await getOrganization(organizationId) : undefined;
@@ -134,30 +137,45 @@ export async function createUser(organizationId: string, name: string, email: st
 export async function deactivateUser(userId: string) {
   const user = await getUser(userId);
   if (!user) throw new AdminInputError(`user ${userId} not found`);
-  const organization = await requireOrganization(user.organization_id);
-  await getDocumentClient().send(
-    new TransactWriteCommand({
-      TransactItems: [
-        {
-          Update: {
-            TableName: getTableName(),
-            Key: keys.user(userId),
-            UpdateExpression: 'SET is_active = :false',
-            ExpressionAttributeValues: { ':false': false },
-          },
-        },
-        {
-          Update: {
-            TableName: getTableName(),
-            Key: keys.organization(organization.id),
-            UpdateExpression: 'SET admin_user_ids = :admins',
-            ExpressionAttributeValues: { ':admins': organization.admin_user_ids.filter((id) => id !== userId) },
-          },
-        },
-      ],
-    }),
-  );
-  return { user_id: userId, is_active: false };
+  for (let attempt = 1; ; attempt++) {
+    const organization = await requireOrganization(user.organization_id);
+    // Removed from the admins by its place in the list, on condition it is still there: an admin
+    // added at the same time (appended) is kept.
+    const index = organization.admin_user_ids.indexOf(userId);
+    try {
+      await getDocumentClient().send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName: getTableName(),
+                Key: keys.user(userId),
+                UpdateExpression: 'SET is_active = :false',
+                ExpressionAttributeValues: { ':false': false },
+              },
+            },
+            ...(index < 0
+              ? []
+              : [
+                  {
+                    Update: {
+                      TableName: getTableName(),
+                      Key: keys.organization(organization.id),
+                      UpdateExpression: `REMOVE admin_user_ids[${index}]`,
+                      ConditionExpression: `admin_user_ids[${index}] = :user`,
+                      ExpressionAttributeValues: { ':user': userId },
+                    },
+                  },
+                ]),
+          ],
+        }),
+      );
+      return { user_id: userId, is_active: false };
+    } catch (error) {
+      if ((error as Error).name !== 'TransactionCanceledException' || attempt >= ADMIN_WRITE_ATTEMPTS) throw error;
+      await conflictBackoff(attempt);
+    }
+  }
 }
 
 /** `YYYY-MM-DD`, optionally `THH:MM[:SS[.fff]]` and a zone (`Z` or `±HH:MM`). */
@@ -243,18 +261,40 @@ function parseKind(kind: string): StatusKind {
   return kind;
 }
 
-async function saveStatuses(organization: Organization, kind: StatusKind, statuses: StoredStatus[]) {
-  await getDocumentClient().send(
-    new UpdateCommand({
-      TableName: getTableName(),
-      Key: keys.organization(organization.id),
-      UpdateExpression: 'SET #list = :list',
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeNames: { '#list': statusListName(kind) },
-      ExpressionAttributeValues: { ':list': statuses },
-    }),
-  );
+/**
+ * A read-change-write of one status list, conditional on the list's revision as read: two commands
+ * at once (two `status create` of one organization) each land, the later one on the other's list.
+ */
+async function changeStatuses<T>(organizationId: string, kind: StatusKind, change: (current: StoredStatus[]) => { next: StoredStatus[]; result: T }): Promise<T> {
+  const revisionName = `${statusListName(kind)}_revision`;
+  for (let attempt = 1; ; attempt++) {
+    const { Item: item } = isUuid(organizationId)
+      ? await getDocumentClient().send(new GetCommand({ TableName: getTableName(), Key: keys.organization(organizationId), ConsistentRead: true }))
+      : { Item: undefined };
+    if (!item) throw new AdminInputError(`organization ${organizationId} not found`);
+    const organization = organizationFromItem(item);
+    const { next, result } = change(kind === 'lead' ? organization.lead_statuses : organization.file_statuses);
+    const seen = typeof item[revisionName] === 'number' ? (item[revisionName] as number) : undefined;
+    try {
+      await getDocumentClient().send(
+        new UpdateCommand({
+          TableName: getTableName(),
+          Key: keys.organization(organizationId),
+          UpdateExpression: 'SET #list = :list, #revision = :next',
+          ConditionExpression: seen === undefined ? 'attribute_exists(pk) AND attribute_not_exists(#revision)' : 'attribute_exists(pk) AND #revision = :seen',
+          ExpressionAttributeNames: { '#list': statusListName(kind), '#revision': revisionName },
+          ExpressionAttributeValues: { ':list': next, ':next': (seen ?? 0) + 1, ...(seen === undefined ? {} : { ':seen': seen }) },
+        }),
+      );
+      return result;
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException) || attempt >= ADMIN_WRITE_ATTEMPTS) throw error;
+      await conflictBackoff(attempt);
+    }
+  }
 }
+
+const ADMIN_WRITE_ATTEMPTS = 10;
 
 const COLOR = /^#[0-9a-fA-F]{6}$/;
 
@@ -278,51 +318,41 @@ export async function createStatus(options: {
   if (kind === 'mortgage-file' && ['draft', 'new'].includes(options.value)) {
     throw new AdminInputError(`"${options.value}" cannot be a mortgage-file status`);
   }
-  const organization = await requireOrganization(options.organizationId);
-  const current = kind === 'lead' ? organization.lead_statuses : organization.file_statuses;
-  const existing = current.find((status) => status.value === options.value);
-  if (existing?.is_active) throw new AdminInputError(`status ${options.value} already exists`);
-  let order = Math.max(0, ...current.map((status) => status.order)) + 1;
-  if (options.order !== undefined) {
-    order = Number(options.order);
-    if (!Number.isInteger(order)) throw new AdminInputError('--order must be an integer');
-  }
-  const status: StoredStatus = {
-    value: options.value,
-    label: options.label.trim(),
-    color: { bg: options.bg ?? '#ECEFF1', text: options.text ?? '#263238' },
-    is_default: options.isDefault,
-    order,
-    is_converted: options.isConverted,
-    is_active: true,
-    is_system: false,
-  };
-  const next = current
-    .filter((item) => item.value !== status.value)
-    .map((item) => ({
-      ...item,
-      is_default: options.isDefault ? false : item.is_default,
-      is_converted: options.isConverted ? false : item.is_converted,
-    }));
-  next.push(status);
-  await saveStatuses(organization, kind, next);
-  return { ...status };
+  return changeStatuses(options.organizationId, kind, (current) => {
+    const existing = current.find((status) => status.value === options.value);
+    if (existing?.is_active) throw new AdminInputError(`status ${options.value} already exists`);
+    const order = options.order !== undefined ? integerOption('order', options.order) : Math.max(0, ...current.map((status) => status.order)) + 1;
+    const status: StoredStatus = {
+      value: options.value,
+      label: options.label.trim(),
+      color: { bg: options.bg ?? '#ECEFF1', text: options.text ?? '#263238' },
+      is_default: options.isDefault,
+      order,
+      is_converted: options.isConverted,
+      is_active: true,
+      is_system: false,
+    };
+    const next = current
+      .filter((item) => item.value !== status.value)
+      .map((item) => ({
+        ...item,
+        is_default: options.isDefault ? false : item.is_default,
+        is_converted: options.isConverted ? false : item.is_converted,
+      }));
+    next.push(status);
+    return { next, result: { ...status } };
+  });
 }
 
 export async function deactivateStatus(organizationId: string, kindText: string, value: string) {
   const kind = parseKind(kindText);
-  const organization = await requireOrganization(organizationId);
-  const current = kind === 'lead' ? organization.lead_statuses : organization.file_statuses;
-  const existing = current.find((status) => status.value === value && status.is_active);
-  if (!existing) throw new AdminInputError(`status ${value} not found`);
-  if (existing.is_default) throw new AdminInputError(`status ${value} is the default; make another status the default first`);
-  const updated = { ...existing, is_active: false };
-  await saveStatuses(
-    organization,
-    kind,
-    current.map((status) => (status.value === value ? updated : status)),
-  );
-  return updated;
+  return changeStatuses(organizationId, kind, (current) => {
+    const existing = current.find((status) => status.value === value && status.is_active);
+    if (!existing) throw new AdminInputError(`status ${value} not found`);
+    if (existing.is_default) throw new AdminInputError(`status ${value} is the default; make another status the default first`);
+    const updated = { ...existing, is_active: false };
+    return { next: current.map((status) => (status.value === value ? updated : status)), result: updated };
+  });
 }
 
 export async function userNotifications(userId: string) {

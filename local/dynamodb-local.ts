@@ -109,7 +109,13 @@ export async function startDynamoDbLocal(options: {
   const child: ChildProcess = createSpawn(ENGINE_PACKAGE_DIRECTORY, spawnWithEnvironment)({
     port: options.port, path: dataPath ?? null, sharedDb: true, stdio: 'ignore',
   });
-  await waitForPort(options.port, child, 30_000);
+  try {
+    await waitForPort(options.port, child, 30_000);
+  } catch (error) {
+    // Not started in time: the engine must not stay behind, holding the port, after we give up.
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    throw error;
+  }
   return {
     endpoint: `http://127.0.0.1:${options.port}`,
     pid: child.pid,

@@ -15,11 +15,15 @@ async function admin(...args: string[]): Promise<{ code: number; stdout: string;
 
 /** The command line as an operator runs it: its own process, the database named by the contract's variables only. */
 async function adminOn(table: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return adminWith({}, table, ...args);
+}
+
+async function adminWith(extra: Record<string, string>, table: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const { PORT: _port, INTAKE_DIRECT_PORT: _direct, ...environment } = process.env;
   try {
     const { stdout, stderr } = await run('node', ['bin/mortgage-admin.js', ...args], {
       cwd: root,
-      env: { ...environment, DYNAMODB_ENDPOINT: process.env.TEST_DYNAMODB_ENDPOINT, TABLE_NAME: table },
+      env: { ...environment, DYNAMODB_ENDPOINT: process.env.TEST_DYNAMODB_ENDPOINT, TABLE_NAME: table, ...extra },
     });
     return { code: 0, stdout, stderr };
   } catch (error) {
@@ -102,6 +106,11 @@ describe('contract: the intake addresses the command line prints are those npm s
       // The printed address takes a lead.
       const posted = await fetch(created.direct_url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Dana Cohen', phone: '050-1234567' }) });
       expect(posted.status).toBe(200);
+      // Each variable that is set takes precedence over its own address only.
+      const portOnly = JSON.parse((await adminWith({ PORT: '4999' }, runtime.tableName, 'intake', 'create', '--org', seeded.organization_id, '--name', 'Port only')).stdout);
+      expect([portOnly.url, portOnly.direct_url]).toEqual([`http://127.0.0.1:4999/hooks/leads/${portOnly.token}`, `${runtime.intakeDirectUrl}/${portOnly.token}`]);
+      const directOnly = JSON.parse((await adminWith({ INTAKE_DIRECT_PORT: '4998' }, runtime.tableName, 'intake', 'create', '--org', seeded.organization_id, '--name', 'Direct only')).stdout);
+      expect([directOnly.url, directOnly.direct_url]).toEqual([`${runtime.intakeUrl}/hooks/leads/${directOnly.token}`, `http://127.0.0.1:4998/${directOnly.token}`]);
     } finally {
       await runtime.stop();
     }

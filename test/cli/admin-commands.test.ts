@@ -28,6 +28,30 @@ describe('contract: admin commands against the same database the API uses', () =
     expect((await runtime.request('POST', '/leads', { key: tenant.apiKey, body: { first_name: 'A' } })).body.status).toBe('fresh');
   });
 
+  test('status commands and user deactivation at the same time: every change lands (none overwrites another)', async () => {
+    const { createStatus, deactivateStatus, createUser, deactivateUser } = await import('../../admin/organization-admin');
+    const { getOrganization } = await import('../../shared/organizations/organization.repository');
+    const tenant = await runtime.organization();
+    await createStatus({ organizationId: tenant.organizationId, kind: 'mortgage-file', value: 'old', label: 'Old', isDefault: false, isConverted: false });
+    await Promise.all([
+      ...Array.from({ length: 6 }, (_, index) =>
+        createStatus({ organizationId: tenant.organizationId, kind: 'mortgage-file', value: `par${index}`, label: `Par ${index}`, isDefault: false, isConverted: false }),
+      ),
+      deactivateStatus(tenant.organizationId, 'mortgage-file', 'old'),
+    ]);
+    const statuses = (await getOrganization(tenant.organizationId))!.file_statuses;
+    expect(statuses.filter((status) => status.value.startsWith('par') && status.is_active).map((status) => status.value).sort()).toEqual(['par0', 'par1', 'par2', 'par3', 'par4', 'par5']);
+    expect(statuses.find((status) => status.value === 'old')?.is_active).toBe(false);
+
+    const leaving = await createUser(tenant.organizationId, 'Leaving', `leaving-${Date.now()}@example.com`, 'admin');
+    const [, joining] = await Promise.all([
+      deactivateUser(leaving.user_id),
+      createUser(tenant.organizationId, 'Joining', `joining-${Date.now()}@example.com`, 'admin'),
+    ]);
+    const admins = (await getOrganization(tenant.organizationId))!.admin_user_ids;
+    expect([admins.includes(leaving.user_id), admins.includes(joining.user_id), admins.includes(tenant.userId)]).toEqual([false, true, true]);
+  });
+
   test('status commands reject bad input with exit 2', async () => {
     const tenant = await runtime.organization();
     for (const args of [
@@ -36,6 +60,8 @@ describe('contract: admin commands against the same database the API uses', () =
       ['status', 'create', '--org', tenant.organizationId, '--kind', 'lead', '--value', 'new', '--label', 'Dup'],
       ['status', 'create', '--org', tenant.organizationId, '--kind', 'mortgage-file', '--value', 'draft', '--label', 'Draft'],
       ['status', 'create', '--org', tenant.organizationId, '--kind', 'lead', '--value', 'c', '--label', 'C', '--bg', 'red'],
+      ['status', 'create', '--org', tenant.organizationId, '--kind', 'lead', '--value', 'c', '--label', 'C', '--order', ''],
+      ['status', 'create', '--org', tenant.organizationId, '--kind', 'lead', '--value', 'c', '--label', 'C', '--order', '1.5'],
       ['status', 'deactivate', '--org', tenant.organizationId, '--kind', 'lead', '--value', 'new'],
       ['key', 'create', '--org', tenant.organizationId, '--user', tenant.userId, '--permissions', 'superuser'],
       ['key', 'create', '--org', tenant.organizationId, '--user', tenant.userId, '--permissions', 'read', '--expires-at', 'tomorrow'],
