@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { isAllowed } from '../../shared/auth/permissions';
 import { conflict, forbidden, noUpdatableFields, validationFailed as invalid } from '../../shared/http/errors';
+import { versionOf, withVersion } from '../../shared/http/record-version';
 import { planChildRewrite, readChildren } from '../../shared/resources/child-collection';
 import { definePart, partsOf, planPartDelete, siblingsOf, type Family } from '../../shared/resources/child-entity';
 import type { StoredRecord } from '../../shared/resources/entity';
@@ -143,6 +144,12 @@ export async function resolveBorrowerCustomer(context: WriteContext, input: Reco
   return created;
 }
 
+/**
+ * A borrower's answer shows its customer's fields, so its ETag stands for both versions: a change
+ * of the customer (through any file or `/customers`) changes every borrower's ETag of it.
+ */
+const borrowerTagVersion = (borrower: StoredRecord, customer: StoredRecord) => (versionOf(borrower) ?? 0) * 1_000_000 + (versionOf(customer) ?? 0);
+
 /** The main borrower: the lowest `order_index`, ties to the earliest created. */
 export function mainBorrowerOf(borrowers: StoredRecord[]): StoredRecord | undefined {
   return [...borrowers].sort(byOrder)[0];
@@ -252,7 +259,7 @@ export const borrowerPart = definePart({
     return records.map((record) => {
       const customer = customers.get(record.customer_id as string) ?? ({} as StoredRecord);
       const flattened = Object.fromEntries(INLINE_CUSTOMER_FIELDS.map((field) => [field, customer[field] ?? null]));
-      return {
+      return withVersion({
         id: record.id,
         organization_id: record.organization_id,
         mortgage_file_id: record.mortgage_file_id,
@@ -263,7 +270,11 @@ export const borrowerPart = definePart({
         ...flattened,
         created_at: record.created_at,
         updated_at: record.updated_at,
-      } as unknown as StoredRecord;
+      } as unknown as StoredRecord, borrowerTagVersion(record, customer));
     });
+  },
+  async tagVersion(record, family) {
+    const known = knownCustomers.get(family)?.get(record.customer_id as string);
+    return borrowerTagVersion(record, known ?? (await getRecord(customerEntity, family.parent.organization_id, record.customer_id as string, true)) ?? ({} as StoredRecord));
   },
 });

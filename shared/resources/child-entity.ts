@@ -48,8 +48,19 @@ export interface PartDefinition {
   beforeDelete?(record: StoredRecord, context: WriteContext, family: Family, batch: WriteBatch): Promise<void> | void;
   /** Attributes of the parent item recomputed from the parts after a write (search and filter inputs). */
   parentAttributes?(family: Family): Record<string, unknown>;
-  /** The answer of records (for example with fields of another record joined in). */
+  /** The answer of records (for example with fields of another record joined in); an answer given a version of its own (`withVersion`) keeps it as its ETag's. */
   present?(records: StoredRecord[], family: Family): Promise<StoredRecord[]>;
+  /**
+   * The version a record's ETag stands for, when its answer joins in another record (a borrower
+   * shows its customer): `If-Match` is checked against it, so a change of either is a 412.
+   */
+  tagVersion?(record: StoredRecord, family: Family): Promise<number>;
+}
+
+/** `If-Match` on a part, against the version its answer's ETag was made from. */
+async function assertPartPrecondition(part: PartDefinition, context: WriteContext, family: Family, current: StoredRecord): Promise<void> {
+  if (!context.ifMatch || context.ifMatch.any) return;
+  assertPrecondition(context.ifMatch, current, part.tagVersion ? await part.tagVersion(current, family) : (versionOf(current) ?? 0));
 }
 
 /** A parent read with its parts, consistently for writes. */
@@ -129,7 +140,7 @@ export async function presentParts(part: PartDefinition, records: StoredRecord[]
   const sorted = ordered(part, records);
   if (!part.present) return sorted;
   const presented = await part.present(sorted, family);
-  return presented.map((record, index) => withVersion(record, versionOf(sorted[index]) ?? 0));
+  return presented.map((record, index) => withVersion(record, versionOf(record) ?? versionOf(sorted[index]) ?? 0));
 }
 
 /**
@@ -209,7 +220,7 @@ export function requirePart(part: PartDefinition, family: Family, id: string): S
  */
 export async function planPartUpdate(part: PartDefinition, context: WriteContext, family: Family, current: StoredRecord, input: Record<string, unknown>, batch: WriteBatch, moveParent = true): Promise<StoredRecord> {
   const seenVersion = versionOf(current) ?? 0;
-  assertPrecondition(context.ifMatch, current, seenVersion);
+  await assertPartPrecondition(part, context, family, current);
   const before = batch.items.length;
   const proposed = await part.change(current, input, context, family, batch);
   const changes = Object.fromEntries(Object.entries(proposed).filter(([field, value]) => !sameValue(current[field], value)));
@@ -252,7 +263,7 @@ async function deletePart(part: PartDefinition, context: WriteContext, parentId:
   await retryOnVersionConflict(async () => {
     const family = await requireFamily(part.parent, context.organizationId, parentId, true);
     const current = requirePart(part, family, id);
-    assertPrecondition(context.ifMatch, current, versionOf(current) ?? 0);
+    await assertPartPrecondition(part, context, family, current);
     const batch = new WriteBatch();
     await part.beforeDelete?.(current, context, family, batch);
     planPartDelete(part, context, family, current, batch);

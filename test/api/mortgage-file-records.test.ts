@@ -332,6 +332,29 @@ describe('resources.md §6: borrower routes', () => {
     expect(changed.body).toMatchObject({ first_name: 'Daniela' });
     expect(changed.headers.get('etag')).not.toBe(before.headers.get('etag'));
   });
+
+  test('a borrower\'s ETag stands for its customer too: a change of the customer from anywhere is a 412 for a stale If-Match', async () => {
+    const tenant = await runtime.organization();
+    const customer = (await call(tenant, 'POST', '/customers', { first_name: 'Fe', last_name: 'Tag' })).body;
+    const [one, two] = [await createFile(tenant, { borrowers: [{ customer_id: customer.id }] }), await createFile(tenant, { borrowers: [{ customer_id: customer.id }] })];
+    const path = (file: Body) => `/mortgage-files/${file.id}/borrowers/${file.borrowers[0].id}`;
+    const first = await call(tenant, 'GET', path(one));
+    // Changed through the other file's borrower, then through /customers: the first borrower's answer changed, so does its ETag.
+    expect((await call(tenant, 'PATCH', path(two), { last_name: 'ViaOtherFile' })).status).toBe(200);
+    const second = await call(tenant, 'GET', path(one));
+    expect([second.body.last_name, second.headers.get('etag') === first.headers.get('etag')]).toEqual(['ViaOtherFile', false]);
+    expect((await call(tenant, 'PATCH', path(one), { last_name: 'Overwrite' }, { 'if-match': first.headers.get('etag')! })).status).toBe(412);
+    expect((await call(tenant, 'PATCH', `/customers/${customer.id}`, { first_name: 'Changed' })).status).toBe(200);
+    const third = await call(tenant, 'GET', path(one));
+    expect((await call(tenant, 'DELETE', path(one), undefined, { 'if-match': second.headers.get('etag')! })).status).toBe(412);
+    // The current tag matches; every answer's tag is the one a GET then gives.
+    const patched = await call(tenant, 'PATCH', path(one), { last_name: 'Current' }, { 'if-match': third.headers.get('etag')! });
+    expect(patched.status).toBe(200);
+    expect((await call(tenant, 'GET', path(one))).headers.get('etag')).toBe(patched.headers.get('etag'));
+    const added = await call(tenant, 'POST', `/mortgage-files/${one.id}/borrowers`, { first_name: 'New', last_name: 'Borrower' });
+    expect((await call(tenant, 'GET', `/mortgage-files/${one.id}/borrowers/${added.body.id}`)).headers.get('etag')).toBe(added.headers.get('etag'));
+    expect((await call(tenant, 'DELETE', path(one), undefined, { 'if-match': patched.headers.get('etag')! })).status).toBe(409);
+  });
 });
 
 describe('resources.md §7: incomes, bank accounts, obligations', () => {
