@@ -170,6 +170,7 @@ export const customFieldOperations: Operation[] = [
     path,
     operationId: 'listMortgageFileCustomFields',
     summary: "The organization's active custom fields in creation order, each with this file's value (null when unset); the ETag is the file's",
+    versioned: true,
     response: { status: 200, description: 'Custom fields and values (unpaged)', schema: customFieldValuesSchema },
     handle: async ({ auth, params }) => {
       const [file, definitions] = await Promise.all([requireRecord(mortgageFileEntity, auth.organizationId, params.id), listCustomFields(auth.organizationId, { activeOnly: true })]);
@@ -183,8 +184,10 @@ export const customFieldOperations: Operation[] = [
       summary:
         "Set custom-field values of a file by field_name (PUT and PATCH are the same): null clears, fields not named keep their values; one invalid value → 400 and nothing is written. If-Match takes the file's ETag",
       body: setCustomFieldsSchema,
+      // If-Match and the answer's ETag are the file's.
+      versioned: true,
       response: { status: 200, description: 'Custom fields and values, as GET', schema: customFieldValuesSchema },
-      errors: [400, 404, 412],
+      errors: [400, 404],
       requirePath: requireFile,
       handle: async (input) => {
         const values = (input.body as z.infer<typeof setCustomFieldsSchema>).values;
