@@ -153,10 +153,15 @@ export async function startHttpServer(
     const [status, reason, message] =
       error.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large', 'Request header fields too large'] : [400, 'Bad Request', 'Bad request'];
     const body = JSON.stringify({ error: message, status });
-    socket.end(
-      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nCache-Control: private, no-store\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
+    // The headers of this server's own answers (CORS on the API's), read for a request with no path.
+    let headers: Record<string, string>;
+    try {
+      headers = headersFor({ url: '/', method: 'GET', headers: {} } as IncomingMessage);
+    } catch {
+      headers = { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'private, no-store' };
+    }
+    const lines = Object.entries({ ...headers, 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' }).map(([name, value]) => `${name}: ${value}\r\n`);
+    socket.end(`HTTP/1.1 ${status} ${reason}\r\n${lines.join('')}\r\n${body}`);
   });
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {

@@ -185,7 +185,11 @@ describe('spec §7 errors and §4 common rules', () => {
     const response = await fetch(`${runtime.baseUrl}/leads?search=${'a'.repeat(20_000)}`, { headers: { 'x-api-key': org.apiKey } });
     expect(response.status).toBe(431);
     expect(await response.json()).toEqual({ error: 'Request header fields too large', status: 431 });
-    expect([response.headers.get('content-type'), response.headers.get('cache-control')]).toEqual(['application/json; charset=utf-8', 'private, no-store']);
+    expect([response.headers.get('content-type'), response.headers.get('cache-control'), response.headers.get('access-control-allow-origin')]).toEqual([
+      'application/json; charset=utf-8',
+      'private, no-store',
+      '*',
+    ]);
   });
 
   test('concurrent updates of one lead and one customer all land (each retried on the fresh record), none is a 500', async () => {
