@@ -21,7 +21,7 @@ import { getLogger } from '../../shared/logger';
 import type { WriteContext } from '../../shared/write-context';
 import { borrowerPart, createBorrowerSchema, MAX_BORROWERS, rememberCustomers, RESOLVED_CUSTOMER, resolveBorrowerCustomer } from './borrower.part';
 import { bankAccountPart, incomePart, obligationPart } from './file-records.part';
-import { createMortgageFileFields, mortgageFileEntity, updateMortgageFileSchema } from './mortgage-file.entity';
+import { createMortgageFileFields, mortgageFileEntity, mortgageFileListItemSchema, updateMortgageFileSchema } from './mortgage-file.entity';
 import { activeDocumentTemplates, activeMilestoneTemplates, fileTemplates, planRequirements, REQUIREMENT_TYPE, requirementPart } from './requirement.part';
 import { planOwnMilestoneRows } from './milestone-rows';
 
@@ -50,6 +50,16 @@ function borrowerOfNewRecord(input: Body, borrowerIds: string[]): string | null 
   return borrowerIds[(input.borrower_index as number | undefined) ?? 0] ?? null;
 }
 const withRecordId = (schema: z.ZodType) => (schema as z.ZodObject).extend({ id: recordId('record').optional() });
+
+/** A file's answer (resources.md §5 Read): its fields with the four arrays, each of its records' answer. */
+export const mortgageFileSchema = mortgageFileListItemSchema
+  .extend({
+    borrowers: z.array(borrowerPart.schemas.record).nullable(),
+    ...Object.fromEntries(RECORD_KINDS.map(({ field, part }) => [field, z.array(part.schemas.record).nullable()])),
+    /** Only on a create whose nested writes partly failed: one code per failed record. */
+    child_errors: z.array(z.enum(['borrower_write_failed', 'income_write_failed', 'bank_account_write_failed', 'obligation_write_failed'])).optional(),
+  })
+  .meta({ id: 'MortgageFile' });
 
 export const createMortgageFileSchema = createMortgageFileFields
   .extend({

@@ -86,18 +86,6 @@ export const mortgageFileListItemSchema = z
   })
   .meta({ id: 'MortgageFileListItem' });
 
-const nestedList = z.array(z.record(z.string(), z.unknown()));
-export const mortgageFileSchema = mortgageFileListItemSchema
-  .extend({
-    borrowers: nestedList.nullable(),
-    incomes: nestedList.nullable(),
-    bank_accounts: nestedList.nullable(),
-    obligations: nestedList.nullable(),
-    /** Only on a create whose nested writes partly failed: one code per failed record. */
-    child_errors: z.array(z.enum(['borrower_write_failed', 'income_write_failed', 'bank_account_write_failed', 'obligation_write_failed'])).optional(),
-  })
-  .meta({ id: 'MortgageFile' });
-
 export const statusHistoryRowSchema = z
   .object({
     id: z.uuid(),

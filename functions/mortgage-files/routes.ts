@@ -6,7 +6,7 @@ import { getOrganization } from '../../shared/organizations/organization.reposit
 import { activeStatuses, statusItemSchema } from '../../shared/organizations/system-statuses';
 import { deleteRecord, listRecordRows, listRecords, requireRecord } from '../../shared/resources/entity.repository';
 import { listQuerySchema, resourceOperations, writeContextOf } from '../../shared/resources/crud-operations';
-import { createFileWithRecords, createMortgageFileSchema, readFile, updateFileWithRecords, updateMortgageFileWithRecordsSchema } from './file-with-records';
+import { createFileWithRecords, createMortgageFileSchema, mortgageFileSchema, readFile, updateFileWithRecords, updateMortgageFileWithRecordsSchema } from './file-with-records';
 import { borrowerPart } from './borrower.part';
 import { bankAccountPart, incomePart, obligationPart } from './file-records.part';
 import { partOperations } from '../../shared/resources/child-entity';
@@ -31,7 +31,6 @@ import { milestoneOperations } from './milestone';
 import {
   changeMortgageFileStatusSchema,
   mortgageFileEntity,
-  mortgageFileSchema,
   STATUS_HISTORY_ROW,
   STATUS_NOTES,
   statusHistoryRowSchema,
