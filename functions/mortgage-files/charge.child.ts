@@ -1,10 +1,10 @@
 import * as z from 'zod';
 import { conflict, validationFailed as invalid } from '../../shared/http/errors';
 import { findMilestoneTemplateById } from '../../shared/organizations/file-settings.repository';
-import { childKey, childOperations, defineChild, planChildRewrite, type ChildScope, sentFields } from '../../shared/resources/child-collection';
+import { childKey, childOperations, defineChild, planChildRewrite, readChildren, type ChildScope, sentFields } from '../../shared/resources/child-collection';
 import type { StoredRecord } from '../../shared/resources/entity';
 import { sameValue } from '../../shared/resources/entity.repository';
-import { VersionConflict, type WriteBatch } from '../../shared/resources/write-batch';
+import { retryOnVersionConflict, VersionConflict, WriteBatch } from '../../shared/resources/write-batch';
 import { integerSchema } from '../../shared/validation/bounded';
 import { calendarDate, listValue, recordId, requiredText, TITLE_MAX } from '../../shared/validation/fields';
 import { versionOf } from '../../shared/http/record-version';
@@ -104,9 +104,12 @@ async function dueDateFromLinkedMilestone(charge: Record<string, unknown>, scope
   const { organizationId } = scope.context;
   const row = await readMilestoneRow(organizationId, scope.parent.id, charge.milestone_id as string);
   const status = (row?.status as string | undefined) ?? 'pending';
-  // The row as read (or its absence) holds until the commit: a concurrent progress write makes this retry.
+  // The row as read (or its absence) holds until the commit: a concurrent progress write makes this
+  // retry. An existing row's version moves, so a progress write that read the file's charges before
+  // this one committed retries too and sees it (a first progress, which creates the row, checks
+  // the charges again after its commit: `applyMilestoneDueDates`).
   const rowKey = childKey(milestoneRowChild, organizationId, scope.parent.id, row?.id ?? milestoneRowId(scope.parent.id, charge.milestone_id as string));
-  if (row) batch.requireVersion(rowKey, versionOf(row) ?? 0, () => new VersionConflict());
+  if (row) batch.moveVersion(rowKey, versionOf(row) ?? 0);
   else batch.requireAbsent(rowKey, () => new VersionConflict());
   if (status !== charge.milestone_status_key) return {};
   const since = (row?.status_changed_at as string | null | undefined) ?? (scope.parent.created_at as string);
@@ -151,6 +154,24 @@ export function planMilestoneDueDates(charges: StoredRecord[], milestoneId: stri
     if (charge.due_date === dueDate && charge.due_date_source === 'milestone') continue;
     planChildRewrite(chargeChild, charge, { due_date: dueDate, due_date_source: 'milestone' }, batch, scope.context);
   }
+}
+
+/**
+ * The due-date rule applied again to the charges of one milestone as they are now (resources.md
+ * §9.10): after a first progress of the milestone, whose row did not exist for a charge linked at
+ * the same moment to hold. A charge already dated is left alone; the write holds on the row as read.
+ */
+export async function applyMilestoneDueDates(scope: ChildScope, milestoneId: string): Promise<void> {
+  const { organizationId } = scope.context;
+  await retryOnVersionConflict(async () => {
+    const [row, charges] = await Promise.all([readMilestoneRow(organizationId, scope.parent.id, milestoneId), readChildren(chargeChild, organizationId, scope.parent.id, true)]);
+    if (!row || typeof row.status_changed_at !== 'string') return;
+    const batch = new WriteBatch();
+    planMilestoneDueDates(charges, milestoneId, row.status as string, israelDay(row.status_changed_at), scope, batch);
+    if (batch.items.length === 0) return;
+    batch.requireVersion(childKey(milestoneRowChild, organizationId, scope.parent.id, row.id), versionOf(row) ?? 0, () => new VersionConflict());
+    await batch.commit();
+  });
 }
 
 const SETTABLE = ['description', 'amount', 'due_date', 'milestone_id', 'milestone_status_key', 'milestone_due_offset_days', 'status'];

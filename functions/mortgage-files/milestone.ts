@@ -12,7 +12,7 @@ import { requireRecord, sameValue } from '../../shared/resources/entity.reposito
 import { retryOnVersionConflict, VersionConflict, WriteBatch } from '../../shared/resources/write-batch';
 import { integerSchema } from '../../shared/validation/bounded';
 import { calendarDate, FREE_TEXT_MAX, listValue, recordId, text } from '../../shared/validation/fields';
-import { chargeChild, planMilestoneDueDates } from './charge.child';
+import { applyMilestoneDueDates, chargeChild, planMilestoneDueDates } from './charge.child';
 import { timelinePut } from './file-rows';
 import { freshRow, israelDay, milestoneRowChild, readMilestoneRow, templateMatches } from './milestone-rows';
 import { mortgageFileEntity } from './mortgage-file.entity';
@@ -168,10 +168,10 @@ async function recordProgress(scopeContext: ChildScope['context'], fileId: strin
   return retryOnVersionConflict(async () => {
     const parent = file;
     const scope: ChildScope = { context: scopeContext, parent };
-    const [existing, charges] = await Promise.all([
-      readMilestoneRow(organizationId, fileId, template.milestone_id),
-      body.status !== undefined ? readChildren(chargeChild, organizationId, fileId, true) : Promise.resolve([]),
-    ]);
+    // The row first, then the charges: a charge linked after the row was read moves the row's
+    // version (this write then reads again); one linked before it is in the charges read after.
+    const existing = await readMilestoneRow(organizationId, fileId, template.milestone_id);
+    const charges = body.status !== undefined ? await readChildren(chargeChild, organizationId, fileId, true) : [];
     const at = nowIso();
     const row = existing ?? freshRow(organizationId, parent, template, false, at);
     const changes = progressChanges(row, body, template, scopeContext.userId, at);
@@ -195,6 +195,8 @@ async function recordProgress(scopeContext: ChildScope['context'], fileId: strin
     requireParent(milestoneRowChild, scope, batch);
     if (scopeContext.audit) batch.add(scopeContext.audit.entry(updated.id, 200));
     await batch.commit();
+    // A first progress wrote the row: a charge linked to it meanwhile could not hold it (see dueDateFromLinkedMilestone).
+    if (!existing && changes.status !== undefined) await applyMilestoneDueDates(scope, template.milestone_id);
     return present(updated, template, parent, true);
   });
 }

@@ -118,6 +118,37 @@ describe('charges', () => {
   });
 });
 
+describe('charges linked to a milestone at the moment it is completed', () => {
+  test('a charge created or linked while the milestone is completed gets its due date, whichever lands first (a first progress and a later one)', async () => {
+    const misses: string[] = [];
+    for (let round = 0; round < 4; round++) {
+      // A new organization (and key) per round: each round makes 15 requests.
+      const tenant = await runtime.organization();
+      const file = await newFile(tenant);
+      const milestones = (await call(tenant, 'GET', `/mortgage-files/${file.id}/milestones`)).data;
+      const progress = `/mortgage-files/${file.id}/milestones/progress`;
+      // The second milestone already has a row (a first progress made it): the later progress takes the other path.
+      await call(tenant, 'POST', progress, { milestone_id: milestones[1].milestone_id, status: 'in_progress' });
+      for (const milestone of milestones.slice(0, 2)) {
+        const linked = await call(tenant, 'POST', charges(file.id), { description: 'Linked later', amount: 10 }, 201);
+        const link = { milestone_id: milestone.milestone_id, milestone_status_key: 'completed', milestone_due_offset_days: 2 };
+        const [created, patched, progressed] = await Promise.all([
+          runtime.request('POST', charges(file.id), { key: tenant.apiKey, body: { description: 'Linked', amount: 10, ...link } }),
+          runtime.request('PATCH', `${charges(file.id)}/${linked.id}`, { key: tenant.apiKey, body: link }),
+          runtime.request('POST', progress, { key: tenant.apiKey, body: { milestone_id: milestone.milestone_id, status: 'completed' } }),
+        ]);
+        for (const id of [created.body.id, linked.id]) {
+          const charge = await call(tenant, 'GET', `${charges(file.id)}/${id}`);
+          if (charge.due_date_source !== 'milestone' || charge.due_date === null) {
+            misses.push(`${round}:${milestones.indexOf(milestone)}:${id === linked.id ? 'linked' : 'created'}:${[created.status, patched.status, progressed.status]}`);
+          }
+        }
+      }
+    }
+    expect(misses).toEqual([]);
+  });
+});
+
 describe('payments', () => {
   test('record: defaults, payment_source must be an active source, charge_id this file’s; payment_recorded row', async () => {
     const tenant = await runtime.organization();
