@@ -41,6 +41,18 @@ describe('DynamoDB request timeout', () => {
     }
   });
 
+  it('opening a connection may take 1 s against DynamoDB, and as long as a request against DynamoDB Local (slow to accept under a burst)', async () => {
+    const connectionTimeout = async () => {
+      const handler = getDocumentClient().config.requestHandler as unknown as { configProvider: Promise<{ connectionTimeout?: number; requestTimeout?: number }> };
+      const { connectionTimeout: connect, requestTimeout: request } = await handler.configProvider;
+      return { connect, request };
+    };
+    configureService({ DYNAMODB_ENDPOINT: 'http://127.0.0.1:8000', DYNAMODB_TIMEOUT_MS: 30_000 });
+    expect(await connectionTimeout()).toEqual({ connect: 30_000, request: 30_000 });
+    configureService({ DYNAMODB_ENDPOINT: undefined, DYNAMODB_TIMEOUT_MS: 2_000, AWS_REGION: 'eu-west-1' });
+    expect(await connectionTimeout()).toEqual({ connect: 1_000, request: 2_000 });
+  });
+
   it('is 2 s in Lambda and 30 s locally unless DYNAMODB_TIMEOUT_MS says otherwise', () => {
     const local = configureService({ DYNAMODB_TIMEOUT_MS: undefined });
     expect(local.DYNAMODB_TIMEOUT_MS).toBe(30_000);
