@@ -1,10 +1,8 @@
 import * as z from 'zod';
 import { badRequest } from '../../shared/http/errors';
 import { defineEntity, type StoredRecord } from '../../shared/resources/entity';
-import { emailAddress, emptyToNull, FREE_TEXT_MAX, listValue, NAME_MAX, PHONE_MAX, text } from '../../shared/validation/fields';
+import { emptyToNull, FREE_TEXT_MAX, listValue, NAME_MAX, PHONE_MAX, text, trimmedEmailAddress } from '../../shared/validation/fields';
 
-/** An email address, trimmed first like every string (resources.md §1 "Strings"); empty clears. */
-const trimmedEmail = () => z.string({ error: 'must be a string' }).trim().pipe(emailAddress());
 
 /** Fields a client writes on a professional contact (resources.md §4). */
 const contactFields = z.object({
@@ -13,7 +11,7 @@ const contactFields = z.object({
   last_name: text(NAME_MAX),
   company_name: text(NAME_MAX),
   phone: text(PHONE_MAX),
-  email: trimmedEmail(),
+  email: trimmedEmailAddress(),
   bank_code: z.union([z.literal(''), listValue('banks')]),
   branch: text(100),
   notes: text(FREE_TEXT_MAX),

@@ -3,7 +3,6 @@ import { conflict, noUpdatableFields, validationFailed as invalid } from '../../
 import { defineEntity, type StoredRecord } from '../../shared/resources/entity';
 import {
   calendarDate,
-  emailAddress,
   emptyToNull,
   FREE_TEXT_MAX,
   listValue,
@@ -12,12 +11,11 @@ import {
   text,
   TITLE_MAX,
   todayInIsrael,
+  trimmedEmailAddress,
 } from '../../shared/validation/fields';
 import { normalizeIdNumber, type IdType } from './id-number';
 import { customerNames, planBorrowerNamesRefresh } from '../mortgage-files/borrower-names';
 
-/** An email address, trimmed first like every string (resources.md §1 "Strings"); empty clears. */
-const trimmedEmail = () => z.string({ error: 'must be a string' }).trim().pipe(emailAddress());
 
 /** Fields a client writes on a customer (resources.md §3). */
 const customerFields = z.object({
@@ -28,7 +26,7 @@ const customerFields = z.object({
   entity_name: text(NAME_MAX),
   nickname: text(NAME_MAX),
   phone: text(PHONE_MAX),
-  email: trimmedEmail(),
+  email: trimmedEmailAddress(),
   birth_date: z.union([z.literal(''), calendarDate()]),
   address: text(TITLE_MAX),
   city: text(NAME_MAX),

@@ -22,6 +22,9 @@ export const listValue = <Name extends SystemListName>(name: Name) =>
 /** An email address; the empty string is allowed (it clears an optional field). */
 export const emailAddress = () => z.union([z.literal(''), z.email({ error: 'must be a valid email address' }).max(EMAIL_MAX)]);
 
+/** An email address, trimmed first like every string (resources.md §1 "Strings"); empty clears. */
+export const trimmedEmailAddress = () => z.string({ error: 'must be a string' }).trim().pipe(emailAddress());
+
 /** `YYYY-MM-DD`, a real calendar day. */
 /** An id in a body or query (resources.md §1 References): a well-formed UUID, in either case, read in lower case as ids are stored. */
 /** An id in a body or query: any 8-4-4-4-12 hex UUID, like a path id (`isUuid`); stored in lower case. */
