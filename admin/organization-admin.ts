@@ -20,9 +20,9 @@ import {
   type StoredStatus,
 } from '../shared/organizations/system-statuses';
 import { getUser, userToItem, type UserRole } from '../shared/organizations/user.repository';
+import { retryOnVersionConflict, VersionConflict } from '../shared/resources/write-batch';
 import { getDocumentClient, getTableName } from '../shared/storage/dynamo-client';
 import { keys } from '../shared/storage/keys';
-import { conflictBackoff } from '../shared/storage/transactions';
 import { itemKeyOf, queryAll } from '../shared/storage/paginated-requests';
 import { markersCompleteItem } from '../functions/leads/lead-contact-markers';
 import { AdminInputError, integerOption } from './admin-error';
@@ -137,7 +137,7 @@ export async function createUser(organizationId: string, name: string, email: st
 export async function deactivateUser(userId: string) {
   const user = await getUser(userId);
   if (!user) throw new AdminInputError(`user ${userId} not found`);
-  for (let attempt = 1; ; attempt++) {
+  return retryOnVersionConflict(async () => {
     const organization = await requireOrganization(user.organization_id);
     // Removed from the admins by its place in the list, on condition it is still there: an admin
     // added at the same time (appended) is kept.
@@ -172,10 +172,10 @@ export async function deactivateUser(userId: string) {
       );
       return { user_id: userId, is_active: false };
     } catch (error) {
-      if ((error as Error).name !== 'TransactionCanceledException' || attempt >= ADMIN_WRITE_ATTEMPTS) throw error;
-      await conflictBackoff(attempt);
+      if ((error as Error).name !== 'TransactionCanceledException') throw error;
+      throw new VersionConflict();
     }
-  }
+  }, { what: 'The organization' });
 }
 
 /** `YYYY-MM-DD`, optionally `THH:MM[:SS[.fff]]` and a zone (`Z` or `±HH:MM`). */
@@ -267,7 +267,7 @@ function parseKind(kind: string): StatusKind {
  */
 async function changeStatuses<T>(organizationId: string, kind: StatusKind, change: (current: StoredStatus[]) => { next: StoredStatus[]; result: T }): Promise<T> {
   const revisionName = `${statusListName(kind)}_revision`;
-  for (let attempt = 1; ; attempt++) {
+  return retryOnVersionConflict(async () => {
     const { Item: item } = isUuid(organizationId)
       ? await getDocumentClient().send(new GetCommand({ TableName: getTableName(), Key: keys.organization(organizationId), ConsistentRead: true }))
       : { Item: undefined };
@@ -288,13 +288,11 @@ async function changeStatuses<T>(organizationId: string, kind: StatusKind, chang
       );
       return result;
     } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException) || attempt >= ADMIN_WRITE_ATTEMPTS) throw error;
-      await conflictBackoff(attempt);
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      throw new VersionConflict();
     }
-  }
+  }, { what: 'The organization' });
 }
-
-const ADMIN_WRITE_ATTEMPTS = 10;
 
 const COLOR = /^#[0-9a-fA-F]{6}$/;
 

@@ -1,11 +1,11 @@
 import { newId } from '../../shared/ids';
 import { ApiError } from '../../shared/http/errors';
 import { getLogger } from '../../shared/logger';
-import { WRITE_ATTEMPTS } from '../../shared/resources/write-batch';
+import { retryOnVersionConflict, VersionConflict } from '../../shared/resources/write-batch';
 import { getTableName } from '../../shared/storage/dynamo-client';
 import type { ItemKey } from '../../shared/storage/keys';
 import { batchGetAll, itemWithKey } from '../../shared/storage/paginated-requests';
-import { conflictBackoff, TransactionConditionFailed, type TransactItem } from '../../shared/storage/transactions';
+import { TransactionConditionFailed, type TransactItem } from '../../shared/storage/transactions';
 import type { WriteContext } from '../../shared/write-context';
 import { createLead } from '../leads/create-lead';
 import { InvalidLeadSourceError } from '../leads/lead-source-reference';
@@ -122,13 +122,11 @@ function checkProtection(endpoint: IntakeTokenRecord, request: IntakeRequest): v
  * same transaction. The lead's transaction refuses to write over a live replay record, so when an
  * identical request commits first this one answers with its stored result.
  */
-async function acceptSubmission(
-  endpoint: IntakeTokenRecord,
-  request: IntakeRequest,
-  input: CreateLeadInput,
-  trace: RequestTrace,
-  attempt = 1,
-): Promise<IntakeResult> {
+async function acceptSubmission(endpoint: IntakeTokenRecord, request: IntakeRequest, input: CreateLeadInput, trace: RequestTrace): Promise<IntakeResult> {
+  return retryOnVersionConflict(() => acceptSubmissionOnce(endpoint, request, input, trace), { what: 'The lead' });
+}
+
+async function acceptSubmissionOnce(endpoint: IntakeTokenRecord, request: IntakeRequest, input: CreateLeadInput, trace: RequestTrace): Promise<IntakeResult> {
   const { config } = endpoint;
   const records = replayKeys(endpoint.intake_id, request.body, request.headers);
   const lookup = config.duplicate_mode === 'none' ? undefined : duplicateLookup(endpoint.organization_id, input);
@@ -177,15 +175,11 @@ async function acceptSubmission(
       const settled = replayStateOf(records, await batchGetAll(records, { consistentRead: true }));
       if (settled.kind !== 'new') return answerReplay(settled, trace);
       // Otherwise a lead with the same phone or email committed first: check for duplicates again.
-      if (attempt < WRITE_ATTEMPTS) {
-        await conflictBackoff(attempt);
-        return acceptSubmission(endpoint, request, input, trace, attempt + 1);
-      }
+      throw new VersionConflict();
     }
     throw error;
   }
 }
-
 
 function answerReplay(replay: Exclude<ReplayState, { kind: 'new' }>, trace: RequestTrace): IntakeResult {
   if (replay.kind === 'processing') throw rejections.inProgress();

@@ -15,7 +15,6 @@ import {
 import type { StoredRecord } from '../../shared/resources/entity';
 import { planCreate, planUpdate } from '../../shared/resources/entity.repository';
 import { retryOnVersionConflict, VersionConflict, WriteBatch } from '../../shared/resources/write-batch';
-import { conflictBackoff } from '../../shared/storage/transactions';
 import { recordId } from '../../shared/validation/fields';
 import { getLogger } from '../../shared/logger';
 import type { WriteContext } from '../../shared/write-context';
@@ -218,9 +217,9 @@ export async function createFileWithRecords(context: WriteContext, body: Body): 
    * planned again under its planned id (its records name it), and when it was the main borrower
    * the file's `customer_id` moves to that customer in the same transaction.
    */
-  const writeBorrowerAgain = async (part: PlannedPart, index: number): Promise<boolean> => {
-    for (let attempt = 1; attempt <= BORROWER_ATTEMPTS; attempt++) {
-      try {
+  const writeBorrowerAgain = (part: PlannedPart, index: number): Promise<boolean> =>
+    retryOnVersionConflict(
+      async () => {
         const batch = new WriteBatch();
         const customer = await resolveBorrowerCustomer(context, borrowerBodies[index], batch, false);
         const planned = customers[index];
@@ -237,13 +236,9 @@ export async function createFileWithRecords(context: WriteContext, body: Body): 
         });
         await batch.commit();
         return true;
-      } catch (error) {
-        if (!(error instanceof VersionConflict)) return false;
-        await conflictBackoff(attempt);
-      }
-    }
-    return false;
-  };
+      },
+      { attempts: BORROWER_ATTEMPTS },
+    ).catch(() => false);
   const childErrors: string[] = [];
   const failedBorrowers = new Set<string>();
   const written = new Set<string>();

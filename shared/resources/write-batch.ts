@@ -167,12 +167,12 @@ export class WriteBatch {
  * A record that keeps moving (many concurrent writers) is a retryable 500 with a JSON body, nothing written.
  */
 export async function retryOnVersionConflict<T>(
-  step: (attempt: number) => Promise<T>,
+  step: () => Promise<T>,
   { attempts = WRITE_ATTEMPTS, what = 'The record' }: { attempts?: number; what?: string } = {},
 ): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await step(attempt);
+      return await step();
     } catch (error) {
       if (!(error instanceof VersionConflict)) throw error;
       if (attempt >= attempts) throw concurrentChange(what);
