@@ -5,20 +5,16 @@ import type { IntakeEndpointConfig } from './intake-endpoint.schema';
 /**
  * The lead an accepted submission becomes (spec §4): status and assignee always from the endpoint,
  * a source in the request before the endpoint's default source, the endpoint's tags, and the
- * endpoint's name when the person gave none.
+ * endpoint's name as the first name when the person gave none.
  */
 export function buildLeadInput(mapped: MappedSubmission, endpoint: IntakeEndpointConfig): CreateLeadInput {
   const { first_name, last_name, ...rest } = mapped.lead;
-  let firstName = first_name;
-  let lastName = last_name ?? null;
-  if (!firstName) {
-    firstName = lastName ?? endpoint.name;
-    lastName = null;
-  }
   return {
     ...rest,
-    first_name: firstName,
-    last_name: lastName,
+    // A last name alone stays the last name (the spec's table maps it there); the required first
+    // name then falls back to the endpoint's name, as for a lead without a name.
+    first_name: first_name || endpoint.name,
+    last_name: last_name ?? null,
     source: rest.source ?? endpoint.default_source ?? null,
     ...(endpoint.status ? { status: endpoint.status } : {}),
     assigned_to: endpoint.assigned_to ?? null,

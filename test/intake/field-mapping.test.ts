@@ -255,6 +255,13 @@ describe('spec §4 lead rules', () => {
     expect(input.last_name).toBeNull();
   });
 
+  test('spec §4: a last name alone stays the last name under every built-in name; the first name falls back to the endpoint', async () => {
+    for (const name of SPEC_BUILT_IN_NAMES.last_name) {
+      const { input } = await leadFrom({ [name]: 'Cohen', phone: '0501234567' }, endpoint({ name: 'Landing page A' }));
+      expect([name, input.first_name, input.last_name]).toEqual([name, 'Landing page A', 'Cohen']);
+    }
+  });
+
   test('spec §4: a full name splits into first name (first word) and last name (rest)', async () => {
     const { input } = await leadFrom({ name: '  Dana   Bat Sheva Cohen ', phone: '0501234567' });
     expect([input.first_name, input.last_name]).toEqual(['Dana', 'Bat Sheva Cohen']);
