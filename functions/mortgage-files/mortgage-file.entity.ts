@@ -229,7 +229,8 @@ export const mortgageFileEntity = defineEntity({
     if (provided.file_number === null) throw invalid('file_number: cannot be cleared');
     if (provided.status === null) throw invalid('status: cannot be cleared');
     const changed = Object.fromEntries(Object.entries(provided).filter(([field, value]) => current[field] !== value));
-    await checkReferences(context.organizationId, changed);
+    // Every reference sent is checked, changed or not (resources.md §1: a deleted or inactive one is a 400).
+    await checkReferences(context.organizationId, provided);
     if (typeof changed.customer_id === 'string') holdCustomer(context.organizationId, changed.customer_id, checks);
     if (typeof changed.status === 'string') {
       checkedStatus(await getOrganization(context.organizationId), changed.status);

@@ -445,6 +445,23 @@ describe('spec §2 and §7, resources.md §5: references', () => {
     expect((await list(tenant)).body.count).toBe(1);
   });
 
+  test('a reference sent again unchanged is checked again: an assignee deactivated since or a lead deleted since → 400, nothing saved', async () => {
+    const tenant = await runtime.organization();
+    const leaving = await newUser(tenant);
+    const lead = await newLead(tenant);
+    const file = await create(tenant, { assigned_to: leaving, source_lead_id: lead, property_city: 'Haifa' });
+    await runtime.admin('user', 'deactivate', '--user', leaving);
+    expect((await runtime.request('DELETE', `/leads/${lead}`, { key: tenant.apiKey })).status).toBe(200);
+
+    expectRefused(await update(tenant, file.id, { assigned_to: leaving }), 'assigned_to');
+    expectRefused(await update(tenant, file.id, { assigned_to: leaving, property_city: 'Acre' }, 'PUT'), 'assigned_to');
+    expectRefused(await update(tenant, file.id, { source_lead_id: lead, property_city: 'Eilat' }), 'source_lead_id');
+    const after = (await get(tenant, file.id)).body;
+    expect([after.assigned_to, after.source_lead_id, after.property_city]).toEqual([leaving, lead, 'Haifa']);
+    // Fields not sent are not checked: the file itself stays writable.
+    expect((await update(tenant, file.id, { property_city: 'Acre' })).body.property_city).toBe('Acre');
+  });
+
   test('a refused reference takes no file number: the next file is still "1001"', async () => {
     const tenant = await runtime.organization();
     expectRefused(await post(tenant, { assigned_to: randomUUID() }), 'assigned_to');
