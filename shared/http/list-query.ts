@@ -38,15 +38,21 @@ const REMOVED_SEARCH_CHARACTERS = /[,()%_\\"'*]/g;
 export function sanitizeSearchTerm(raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined;
   const cleaned = raw.replace(REMOVED_SEARCH_CHARACTERS, '').slice(0, MAX_SEARCH_LENGTH).trim().toLowerCase();
-  return cleaned.length > 0 ? cleaned : undefined;
+  if (cleaned.length === 0) return undefined;
+  // No field holds the separator (buildSearchText drops it from values), so a term with it matches
+  // nothing; a doubled separator never occurs in a search text, where it would match across fields.
+  return cleaned.includes(SEARCH_SEPARATOR) ? SEARCH_SEPARATOR.repeat(2) : cleaned;
 }
+
+const SEARCH_SEPARATOR = '\u0001';
 
 /** The lowercased text a record is searched by: its searchable fields, joined by a separator. */
 export function buildSearchText(values: Array<string | null | undefined>): string {
   return values
     .filter((value): value is string => typeof value === 'string' && value.length > 0)
-    .map((value) => value.toLowerCase())
-    .join('\u0001');
+    .map((value) => value.replaceAll(SEARCH_SEPARATOR, '').toLowerCase())
+    .filter((value) => value.length > 0)
+    .join(SEARCH_SEPARATOR);
 }
 
 /** `limit` and `offset` of every paged list (spec §4). */

@@ -39,4 +39,10 @@ describe('spec §4 search term sanitising', () => {
     expect(text).toContain('a@b.com');
     expect(text).not.toContain('cohena@b');
   });
+  test('a term never matches across two fields, even one that holds the separator itself (spec §4: a match within a field)', () => {
+    const text = buildSearchText(['Dana', 'Co\u0001hen', 'Levi']);
+    for (const term of ['\u0001', 'a\u0001c', 'n\u0001l', '\u0001\u0001']) expect([term, text.includes(sanitizeSearchTerm(term) as string)]).toEqual([term, false]);
+    expect(text.includes(sanitizeSearchTerm('cohen') as string)).toBe(true);
+    expect(text.includes(sanitizeSearchTerm('Levi') as string)).toBe(true);
+  });
 });
