@@ -5,7 +5,7 @@ import { LEAD_EVENT_RULES } from './lead-event-rules';
 import { MORTGAGE_FILE_EVENT_RULES } from './mortgage-file-event-rules';
 import { CHARGE_EVENT_RULES, MILESTONE_EVENT_RULES, PAYMENT_EVENT_RULES } from './money-event-rules';
 import { TASK_EVENT_RULES } from './task-event-rules';
-import type { Item, StreamChange } from './stream-change';
+import { deletionOf, type Item, type StreamChange } from './stream-change';
 
 /** The table of event rules, one entry per entity that emits events. */
 export const EVENT_RULES: readonly EntityEventRules[] = [
@@ -54,7 +54,7 @@ function snapshotChanges(before: Item, after: Item, fields: readonly string[]): 
 }
 
 function occurrence(change: StreamChange): { at: string; exact: boolean } {
-  const updatedAt = change.kind === 'deleted' ? undefined : change.after?.updated_at;
+  const updatedAt = change.kind === 'deleted' ? change.deletedAt : change.after?.updated_at;
   if (typeof updatedAt === 'string' && !Number.isNaN(Date.parse(updatedAt))) return { at: new Date(updatedAt).toISOString(), exact: true };
   return { at: change.recordedAt.toISOString(), exact: false };
 }
@@ -64,7 +64,11 @@ function occurrence(change: StreamChange): { at: string; exact: boolean } {
  * change can give several events (a status change and a new assignee in one update); items of
  * entities without rules (history rows, logs, counters, keys) give none.
  */
-export function deriveEvents(change: StreamChange): DerivedEvent[] {
+export function deriveEvents(streamed: StreamChange): DerivedEvent[] {
+  // A record's removal gives no event: its delete is told, at its exact time, by the `deleting`
+  // marker put in the delete's transaction (a removal's stream time is whole seconds only).
+  if (streamed.kind === 'deleted') return [];
+  const change = deletionOf(streamed) ?? streamed;
   const item = change.after ?? change.before;
   const entity = item?.entity;
   if (!item || typeof entity !== 'string') return [];

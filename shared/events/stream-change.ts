@@ -13,6 +13,20 @@ export interface StreamChange {
   after?: Item;
   /** ApproximateCreationDateTime: whole seconds at best. */
   recordedAt: Date;
+  /** A delete's exact time, from its `deleting` marker (see `deletionOf`). */
+  deletedAt?: string;
+}
+
+/**
+ * The delete a `deleting` marker's insert stands for: the record as it was, at the delete's exact
+ * time (`entityKeys.deletionMarker`). Undefined for every other change.
+ */
+export function deletionOf(change: StreamChange): StreamChange | undefined {
+  const marker = change.kind === 'created' ? change.after : undefined;
+  const record = marker?.deleted_record;
+  const at = marker?.deleted_at;
+  if (!record || typeof record !== 'object' || Array.isArray(record) || typeof at !== 'string') return undefined;
+  return { recordId: change.recordId, kind: 'deleted', before: record as Item, recordedAt: change.recordedAt, deletedAt: at };
 }
 
 const KINDS = { INSERT: 'created', MODIFY: 'updated', REMOVE: 'deleted' } as const;

@@ -243,6 +243,16 @@ export const entityKeys = {
     gsi4pk: entityKeys.deletingShard(shardOf(id, DELETING_SHARDS)),
     gsi4sk: sortable(at, id),
   }),
+  /**
+   * The `deleting` marker as written by a delete: its keys, the exact time of the delete and the
+   * record as it was (a nested map: in no index). The stream tells the record's delete event by
+   * the marker's insert, not by the record's removal, whose stream time is whole seconds only.
+   */
+  deletionMarker: (type: string, organizationId: string, id: string, at: string, record: Record<string, unknown>) => ({
+    ...entityKeys.deleting(type, organizationId, id, at),
+    deleted_at: at,
+    deleted_record: record,
+  }),
   deletingShard: (shard: number) => `DELETING#${shard}`,
   /** A child of a record (a file's note, borrower, guard...): a row of the parent's partition, `<TYPE>#<id>`. */
   childRow: (parentType: string, organizationId: string, parentId: string, type: string, id: string): ItemKey => ({

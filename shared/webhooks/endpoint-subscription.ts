@@ -11,7 +11,8 @@ export interface EventOccurrence {
 
 /**
  * Spec §3: an endpoint gets only the events it subscribes to that happen while it is active, after
- * it became active. A time known only to the second (a deletion's stream time) counts as after
+ * it became active, to the millisecond (a delete's time comes from its `deleting` marker). A time
+ * known only to the second (a delivery stored before deletes carried their time) counts as after
  * when it falls in the same second. The fanout asks this of its (cached) endpoint list; the
  * delivery worker asks it again of the endpoint read consistently at attempt time, so a stale list
  * can never send an event to an endpoint that was disabled, deleted or unsubscribed before it.

@@ -84,6 +84,36 @@ describe('spec §5, §6 delivery request', () => {
   });
 });
 
+describe('spec §3, §6: a delete\'s event carries its exact time', () => {
+  test('lead.deleted of a lead deleted just after its creation is timed after the creation, and a delete made while the endpoint was disabled is not sent after a reactivation right after it', async () => {
+    const tenant = await kit.runtime().organization();
+    const hook = await kit.receiver();
+    const endpoint = await kit.subscribe(tenant, hook.url, ['lead.deleted']);
+    const setActive = async (is_active: boolean) =>
+      expect((await kit.runtime().request('PATCH', `/webhooks/${endpoint.id}`, { key: tenant.apiKey, body: { is_active } })).status).toBe(200);
+    const deleteLead = async (id: string) => expect((await kit.runtime().request('DELETE', `/leads/${id}`, { key: tenant.apiKey })).status).toBe(200);
+
+    const before = await kit.createLead(tenant);
+    await setActive(false);
+    await deleteLead(before.id);
+    await setActive(true);
+
+    const created: Array<{ id: string; created_at: string }> = [];
+    for (let round = 0; round < 3; round++) {
+      const lead = await kit.createLead(tenant);
+      await deleteLead(lead.id);
+      created.push({ id: lead.id, created_at: String(lead.created_at) });
+    }
+    const requests = await hook.waitForRequests(3);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(hook.requests.map((request) => request.body.data.id).sort()).toEqual(created.map((lead) => lead.id).sort());
+    for (const request of requests) {
+      const lead = created.find((one) => one.id === request.body.data.id)!;
+      expect({ id: lead.id, after: Date.parse(request.body.created_at) >= Date.parse(lead.created_at) }).toEqual({ id: lead.id, after: true });
+    }
+  });
+});
+
 describe('spec §4 management actions that send', () => {
   test('spec §4: POST /webhooks/{id}/test sends a signed ping', async () => {
     const tenant = await kit.runtime().organization();

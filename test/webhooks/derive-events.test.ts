@@ -10,6 +10,7 @@ import { MORTGAGE_FILE_ENTITY, MORTGAGE_FILE_SNAPSHOT_FIELDS } from '../../share
 import { mortgageFileEntity } from '../../functions/mortgage-files/mortgage-file.entity';
 import { streamChangeFromRecord, type Item, type StreamChange } from '../../shared/events/stream-change';
 import type { WebhookEndpoint } from '../../shared/webhooks/webhook-endpoint.repository';
+import { entityKeys } from '../../shared/storage/keys';
 
 const ORG = '0190a5a0-0000-7000-8000-000000000001';
 const LEAD = '0190a5a0-0000-7000-8000-0000000000aa';
@@ -52,6 +53,11 @@ function leadItem(overrides: Item = {}): Item {
     status_is_converted: false,
     ...overrides,
   };
+}
+
+/** The insert of a delete's `deleting` marker, as the delete writes it (entityKeys.deletionMarker). */
+function deletion(type: string, record: Item, at: string): StreamChange {
+  return change('created', undefined, entityKeys.deletionMarker(type, record.organization_id as string, record.id as string, at, record));
 }
 
 let sequence = 0;
@@ -148,13 +154,18 @@ describe('spec §6 lead events from old and new images', () => {
     });
   });
 
-  test('spec §6: lead.deleted from a remove, with the last snapshot and no changes; its time is the record time', () => {
-    const events = deriveEvents(change('deleted', leadItem({ status: 'lost' }), undefined));
+  test('spec §6: lead.deleted from the delete\'s marker, with the last snapshot and no changes, at the delete\'s exact time; the removal itself and the marker\'s own removal give none', () => {
+    const events = deriveEvents(deletion('LEAD', leadItem({ status: 'lost' }), '2025-01-01T12:00:00.321Z'));
     expect(types(events)).toEqual(['lead.deleted']);
     expect(events[0].body.data).toMatchObject({ object: 'lead', id: LEAD, changes: {} });
     expect((events[0].body.data.lead as Item).status).toBe('lost');
-    expect(events[0].occurredAt).toBe('2025-01-01T12:00:00.000Z');
-    expect(events[0].occurredAtIsExact).toBe(false);
+    expect(Object.keys(events[0].body.data.lead as Item).sort()).toEqual([...LEAD_SNAPSHOT_FIELDS].sort());
+    expect([events[0].occurredAt, events[0].body.created_at, events[0].occurredAtIsExact]).toEqual(['2025-01-01T12:00:00.321Z', '2025-01-01T12:00:00.321Z', true]);
+    expect(deriveEvents(change('deleted', leadItem({ status: 'lost' }), undefined))).toEqual([]);
+    const marker = entityKeys.deletionMarker('LEAD', ORG, LEAD, '2025-01-01T12:00:00.321Z', leadItem());
+    expect(deriveEvents(change('deleted', marker, undefined))).toEqual([]);
+    // A marker without the record (written before markers carried it) tells nothing.
+    expect(deriveEvents(change('created', undefined, entityKeys.deleting('LEAD', ORG, LEAD, '2025-01-01T12:00:00.321Z')))).toEqual([]);
   });
 
   test('spec §6: one change can give several events, each with its own id and the same changes', () => {
@@ -351,13 +362,13 @@ describe('spec §6, resources.md §10 mortgage file events from old and new imag
     expect(deriveEvents(change('updated', fileItem(), fileItem()))).toEqual([]);
   });
 
-  test('resources.md §5: mortgage_file.deleted from a remove, with the last snapshot and no changes; its time is the record time', () => {
-    const events = deriveEvents(change('deleted', fileItem({ status: 'cancelled', assigned_to: USER_B }), undefined));
+  test('resources.md §5: mortgage_file.deleted from the delete\'s marker, with the last snapshot and no changes, at the delete\'s exact time', () => {
+    const events = deriveEvents(deletion(mortgageFileEntity.type, fileItem({ status: 'cancelled', assigned_to: USER_B }), '2025-01-01T12:00:00.654Z'));
     expect(types(events)).toEqual(['mortgage_file.deleted']);
     expect(events[0].body.data).toMatchObject({ object: 'mortgage_file', id: FILE, changes: {} });
     expect(events[0].body.data.mortgage_file).toMatchObject({ id: FILE, status: 'cancelled', assigned_to: USER_B });
-    expect(events[0].occurredAt).toBe('2025-01-01T12:00:00.000Z');
-    expect(events[0].occurredAtIsExact).toBe(false);
+    expect([events[0].occurredAt, events[0].occurredAtIsExact]).toEqual(['2025-01-01T12:00:00.654Z', true]);
+    expect(deriveEvents(change('deleted', fileItem(), undefined))).toEqual([]);
   });
 
   test('resources.md §5: rows in the file\'s partition and beside it (status history, children, counters, guards) give no events', () => {
@@ -510,9 +521,15 @@ describe('spec §3 which endpoints an event goes to', () => {
     expect(endpointWantsEvent(endpoint(), created('2025-01-01T10:30:00.001Z'))).toBe(true);
   });
 
-  test('spec §3: a deletion known only to the second counts as after when it falls in the second of activation', () => {
-    const deletion = (seconds: string) => ({ ...deriveEvents(change('deleted', leadItem(), undefined))[0], occurredAt: seconds });
-    expect(endpointWantsEvent(endpoint({ activated_at: '2025-01-01T10:30:00.400Z' }), deletion('2025-01-01T10:30:00.000Z'))).toBe(true);
-    expect(endpointWantsEvent(endpoint({ activated_at: '2025-01-01T10:30:00.400Z' }), deletion('2025-01-01T10:29:59.000Z'))).toBe(false);
+  test('spec §3: a deletion is judged to the millisecond too: one in the second of a reactivation but before it is not sent', () => {
+    const deleted = (at: string) => deriveEvents(deletion('LEAD', leadItem(), at))[0];
+    expect(endpointWantsEvent(endpoint({ activated_at: '2025-01-01T10:30:00.400Z' }), deleted('2025-01-01T10:30:00.399Z'))).toBe(false);
+    expect(endpointWantsEvent(endpoint({ activated_at: '2025-01-01T10:30:00.400Z' }), deleted('2025-01-01T10:30:00.401Z'))).toBe(true);
+  });
+
+  test('spec §3: a time known only to the second (a delivery stored before deletions carried their time) counts as after in the second of activation', () => {
+    const occurrence = (at: string) => ({ type: 'lead.deleted', occurredAt: at, occurredAtIsExact: false });
+    expect(endpointWantsEvent(endpoint({ activated_at: '2025-01-01T10:30:00.400Z' }), occurrence('2025-01-01T10:30:00.000Z'))).toBe(true);
+    expect(endpointWantsEvent(endpoint({ activated_at: '2025-01-01T10:30:00.400Z' }), occurrence('2025-01-01T10:29:59.000Z'))).toBe(false);
   });
 });
