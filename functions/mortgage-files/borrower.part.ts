@@ -145,10 +145,12 @@ export async function resolveBorrowerCustomer(context: WriteContext, input: Reco
 }
 
 /**
- * A borrower's answer shows its customer's fields, so its ETag stands for both versions: a change
- * of the customer (through any file or `/customers`) changes every borrower's ETag of it.
+ * A borrower's answer shows its customer's fields and whether it is the main borrower, so its ETag
+ * stands for both versions and that flag: a change of the customer (through any file or
+ * `/customers`), or another borrower's order taking or giving up the main place, changes it.
  */
-const borrowerTagVersion = (borrower: StoredRecord, customer: StoredRecord) => (versionOf(borrower) ?? 0) * 1_000_000 + (versionOf(customer) ?? 0);
+const borrowerTagVersion = (borrower: StoredRecord, customer: StoredRecord, isMain: boolean) =>
+  ((versionOf(borrower) ?? 0) * 1_000_000 + (versionOf(customer) ?? 0)) * 2 + (isMain ? 1 : 0);
 
 /** The main borrower: the lowest `order_index`, ties to the earliest created. */
 export function mainBorrowerOf(borrowers: StoredRecord[]): StoredRecord | undefined {
@@ -270,11 +272,12 @@ export const borrowerPart = definePart({
         ...flattened,
         created_at: record.created_at,
         updated_at: record.updated_at,
-      } as unknown as StoredRecord, borrowerTagVersion(record, customer));
+      } as unknown as StoredRecord, borrowerTagVersion(record, customer, record.id === main));
     });
   },
   async tagVersion(record, family) {
     const known = knownCustomers.get(family)?.get(record.customer_id as string);
-    return borrowerTagVersion(record, known ?? (await getRecord(customerEntity, family.parent.organization_id, record.customer_id as string, true)) ?? ({} as StoredRecord));
+    const customer = known ?? (await getRecord(customerEntity, family.parent.organization_id, record.customer_id as string, true)) ?? ({} as StoredRecord);
+    return borrowerTagVersion(record, customer, mainBorrowerOf(siblingsOf(family, borrowerPart))?.id === record.id);
   },
 });

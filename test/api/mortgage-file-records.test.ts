@@ -355,6 +355,21 @@ describe('resources.md §6: borrower routes', () => {
     expect((await call(tenant, 'GET', `/mortgage-files/${one.id}/borrowers/${added.body.id}`)).headers.get('etag')).toBe(added.headers.get('etag'));
     expect((await call(tenant, 'DELETE', path(one), undefined, { 'if-match': patched.headers.get('etag')! })).status).toBe(409);
   });
+
+  test('a borrower\'s ETag stands for its is_main too: another borrower\'s order taking or giving up the main place changes it, and a stale If-Match is a 412', async () => {
+    const tenant = await runtime.organization();
+    const file = await createFile(tenant, { borrowers: [{ first_name: 'Main', last_name: 'A', order_index: 0 }, { first_name: 'Second', last_name: 'B', order_index: 1 }] });
+    const [main, second] = file.borrowers as Body[];
+    const path = (borrower: Body) => `/mortgage-files/${file.id}/borrowers/${borrower.id}`;
+    const before = await call(tenant, 'GET', path(second));
+    expect(before.body.is_main).toBe(false);
+    expect((await call(tenant, 'PATCH', path(main), { order_index: 9 })).status).toBe(200);
+    const after = await call(tenant, 'GET', path(second));
+    expect([after.body.is_main, after.headers.get('etag') === before.headers.get('etag')]).toEqual([true, false]);
+    expect((await call(tenant, 'PATCH', path(second), { relationship: 'parent' }, { 'if-match': before.headers.get('etag')! })).status).toBe(412);
+    const patched = await call(tenant, 'PATCH', path(second), { relationship: 'parent' }, { 'if-match': after.headers.get('etag')! });
+    expect([patched.status, patched.headers.get('etag')]).toEqual([200, (await call(tenant, 'GET', path(second))).headers.get('etag')]);
+  });
 });
 
 describe('resources.md §7: incomes, bank accounts, obligations', () => {
