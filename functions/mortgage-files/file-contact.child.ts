@@ -147,6 +147,8 @@ export const fileContactChild = defineChild({
     planGuardDelete(batch, context.organizationId, record.mortgage_file_id as string, record.contact_id as string, record.role as string);
   },
   present: (records) => withContacts(records),
+  // The answer shows the contact: a change of it (through /contacts) changes the link's ETag.
+  joined: (presented) => [presented.contact],
 });
 
 export const fileContactOperations = childOperations(fileContactChild);

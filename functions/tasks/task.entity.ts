@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { ApiError, recordNotFound, validationFailed as invalid } from '../../shared/http/errors';
-import { versionOf } from '../../shared/http/record-version';
+import { tagSourceOf, versionOf } from '../../shared/http/record-version';
 import { isUuid, nowIso } from '../../shared/ids';
 import { listValues } from '../../shared/lists/system-lists';
 import { defineEntity, type StoredRecord } from '../../shared/resources/entity';
@@ -11,6 +11,7 @@ import { batchGetAll, itemWithKey } from '../../shared/storage/paginated-request
 import { emptyToNull, FREE_TEXT_MAX, listValue, recordId, text, TITLE_MAX } from '../../shared/validation/fields';
 import type { WriteContext } from '../../shared/write-context';
 import { MORTGAGE_FILE_TYPE, timelinePut } from '../mortgage-files/file-rows';
+import { presentTask } from './task-links';
 
 export const TASK_TYPE = 'TASK';
 const CUSTOMER_TYPE = 'CUSTOMER';
@@ -350,6 +351,10 @@ export const taskEntity = defineEntity({
     },
   },
   searchFields: ['title', 'description'],
+  // The answer shows the linked lead's and customer's names (presentTasks): If-Match is judged against that answer's ETag.
+  async tagSource(record, organizationId) {
+    return tagSourceOf(await presentTask(organizationId, record)) ?? (versionOf(record) ?? 0);
+  },
   async build(input, context, checks) {
     const values = provided(input);
     const fileFromPath = (input as { [FILE_FROM_PATH]?: string })[FILE_FROM_PATH];

@@ -32,15 +32,34 @@ export function storedVersion(item: Record<string, unknown>): number {
   return typeof value === 'number' ? value : 0;
 }
 
+/**
+ * What a record's ETag stands for when its answer shows other records (a task's lead and customer
+ * names, a file contact's contact): its own version and what it shows of them, so a change of what
+ * the answer shows changes the tag. What is shown, not their versions: a write that only holds a
+ * linked record (`WriteBatch.hold`) moves its version but changes no answer. Kept beside the answer,
+ * as the version is.
+ */
+const tagSources = new WeakMap<object, string>();
+
+export function withJoinedTag<T extends object>(record: T, ownVersion: number, joined: readonly unknown[]): T {
+  tagSources.set(record, `${ownVersion}#${JSON.stringify(joined)}`);
+  return record;
+}
+
+/** What the record's ETag is made from: its joined tag, else its version. */
+export function tagSourceOf(record: unknown): string | number | undefined {
+  return record !== null && typeof record === 'object' ? (tagSources.get(record) ?? versions.get(record)) : undefined;
+}
+
 /** A strong entity tag: opaque, different for every record and every version of it. */
-export function entityTag(id: string, version: number): string {
+export function entityTag(id: string, version: number | string): string {
   return `"${createHash('sha256').update(`${id}#${version}`).digest('base64url').slice(0, 27)}"`;
 }
 
 export function entityTagOf(record: unknown): string | undefined {
-  const version = versionOf(record);
+  const source = tagSourceOf(record);
   const id = (record as { id?: unknown } | null)?.id;
-  return version !== undefined && typeof id === 'string' ? entityTag(id, version) : undefined;
+  return source !== undefined && typeof id === 'string' ? entityTag(id, source) : undefined;
 }
 
 /** The parsed `If-Match` header: any existing record, or a list of entity tags. */
@@ -59,7 +78,7 @@ export const preconditionFailed = () =>
   new ApiError(412, 'Precondition failed', { details: 'The record changed since the ETag sent in If-Match was read' });
 
 /** Throws 412 unless the record as read satisfies `If-Match`. */
-export function assertPrecondition(ifMatch: IfMatch | undefined, record: { id: string }, version: number): void {
+export function assertPrecondition(ifMatch: IfMatch | undefined, record: { id: string }, version: number | string): void {
   if (!ifMatch || ifMatch.any) return;
   if (!ifMatch.tags.includes(entityTag(record.id, version))) throw preconditionFailed();
 }

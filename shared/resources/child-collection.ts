@@ -3,7 +3,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { noUpdatableFields, recordNotFound, validationFailed } from '../http/errors';
 import { pagingQuerySchema, parsePaging, sanitizeSearchTerm } from '../http/list-query';
 import type { Operation } from '../http/operation';
-import { assertPrecondition, storedVersion, versionOf, withVersion } from '../http/record-version';
+import { assertPrecondition, storedVersion, tagSourceOf, versionOf, withJoinedTag, withVersion } from '../http/record-version';
 import { newId, nowIso } from '../ids';
 import { getDocumentClient, getTableName } from '../storage/dynamo-client';
 import { entityKeys, type ItemKey } from '../storage/keys';
@@ -87,6 +87,8 @@ export interface ChildDefinition {
   afterCommit?(before: StoredRecord | undefined, after: StoredRecord | undefined, scope: ChildScope): Promise<void> | void;
   /** The answer of records (for example with another record's fields joined in). */
   present?(records: StoredRecord[], parent: StoredRecord): Promise<StoredRecord[]> | StoredRecord[];
+  /** What an answer of `present` shows of other records (null for one gone): its ETag stands for it too. */
+  joined?(presented: StoredRecord): unknown[];
   /**
    * How fields are stored when not as themselves (an analysis' JSON gzipped into a Binary attribute):
    * `encode` turns the record's fields into the item's attributes, `decode` the item's attributes back
@@ -212,7 +214,7 @@ export function planChildRewrite(child: ChildDefinition, current: StoredRecord, 
 /** The writes of an update: only changed fields, conditional on the version read (If-Match applies). Returns `current` when nothing changed. */
 export async function planChildUpdate(child: ChildDefinition, scope: ChildScope, current: StoredRecord, input: Record<string, unknown>, batch: WriteBatch): Promise<StoredRecord> {
   const seenVersion = versionOf(current) ?? 0;
-  assertPrecondition(scope.context.ifMatch, current, seenVersion);
+  await assertChildPrecondition(child, scope.context, current, scope.parent);
   const before = batch.items.length;
   const proposed = await child.change(current, input, scope, batch);
   // State rules come after the body and its references (resources.md §1 Order of checks).
@@ -229,7 +231,18 @@ export async function planChildUpdate(child: ChildDefinition, scope: ChildScope,
 async function present(child: ChildDefinition, records: StoredRecord[], parent: StoredRecord): Promise<StoredRecord[]> {
   if (!child.present) return records;
   const presented = await child.present(records, parent);
-  return presented.map((record, index) => withVersion(record, versionOf(records[index]) ?? 0));
+  return presented.map((record, index) => {
+    const version = versionOf(records[index]) ?? 0;
+    withVersion(record, version);
+    return child.joined ? withJoinedTag(record, version, child.joined(record)) : record;
+  });
+}
+
+/** `If-Match` against the ETag of the record's answer (which, with `joined`, stands for the records it shows too). */
+async function assertChildPrecondition(child: ChildDefinition, context: WriteContext, current: StoredRecord, parent: StoredRecord): Promise<void> {
+  if (!context.ifMatch || context.ifMatch.any) return;
+  const version = versionOf(current) ?? 0;
+  assertPrecondition(context.ifMatch, current, child.joined ? (tagSourceOf((await present(child, [current], parent))[0]) ?? version) : version);
 }
 
 const newestFirst = (a: StoredRecord, b: StoredRecord) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
@@ -302,7 +315,7 @@ async function deleteChild(child: ChildDefinition, context: WriteContext, parent
   await retryOnVersionConflict(async () => {
     const { parent, record: current } = await readParentAndChild(child, context.organizationId, parentId, id, true);
     const seenVersion = versionOf(current) ?? 0;
-    assertPrecondition(context.ifMatch, current, seenVersion);
+    await assertChildPrecondition(child, context, current, parent);
     const scope = { context, parent };
     child.authorize?.(current, scope, 'delete');
     const batch = new WriteBatch();

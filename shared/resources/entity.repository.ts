@@ -249,6 +249,12 @@ export function versionedWrite(context: WriteContext, seenVersion: number) {
   };
 }
 
+/** `If-Match` against the ETag of the record's answer (which, with `tagSource`, stands for the records it shows too). */
+async function assertEntityPrecondition(entity: EntityDefinition, context: WriteContext, current: StoredRecord): Promise<void> {
+  if (!context.ifMatch || context.ifMatch.any) return;
+  assertPrecondition(context.ifMatch, current, entity.tagSource ? await entity.tagSource(current, context.organizationId) : (versionOf(current) ?? 0));
+}
+
 /**
  * The writes of an update of `current` (read consistently), added to a batch: only changed fields,
  * conditional on the version read. Returns the record as it will be, or `current` when nothing changed
@@ -256,7 +262,7 @@ export function versionedWrite(context: WriteContext, seenVersion: number) {
  */
 export async function planUpdate(entity: EntityDefinition, context: WriteContext, current: StoredRecord, input: Record<string, unknown>, batch: WriteBatch): Promise<StoredRecord> {
   const seenVersion = versionOf(current) ?? 0;
-  assertPrecondition(context.ifMatch, current, seenVersion);
+  await assertEntityPrecondition(entity, context, current);
   const checks = new WriteBatch();
   const proposed = await entity.change(current, input, context, checks);
   const changes = Object.fromEntries(Object.entries(proposed).filter(([field, value]) => !sameValue(current[field], value)));
@@ -350,7 +356,7 @@ export async function deleteRecord(entity: EntityDefinition, context: WriteConte
   const current = await retryOnVersionConflict(async () => {
     const current = await requireRecord(entity, context.organizationId, id, true);
     const seenVersion = versionOf(current) ?? 0;
-    assertPrecondition(context.ifMatch, current, seenVersion);
+    await assertEntityPrecondition(entity, context, current);
     const batch = new WriteBatch();
     await entity.beforeDelete?.(current, context, batch);
     followsUp = entity.keepsRows === true || (entity.afterDelete !== undefined && (entity.afterDeleteNeeded?.(current) ?? true));

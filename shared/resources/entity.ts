@@ -74,6 +74,8 @@ export interface EntityDefinition {
   afterDeleteNeeded?(record: StoredRecord): boolean;
   /** Its records keep rows in their own partition (children, history, timeline), removed after the record's delete. */
   keepsRows?: boolean;
+  /** What the ETag of the record's answer stands for, when the answer shows other records (`withJoinedTag`); default its version. */
+  tagSource?(record: StoredRecord, organizationId: string): Promise<string | number>;
 }
 
 export function defineEntity(definition: EntityDefinition): EntityDefinition {

@@ -180,6 +180,30 @@ describe('file contacts', () => {
     expect((await runtime.request('GET', `${links(file.id)}/${link.id}`, { key: tenant.apiKey })).body.contact).toBeNull();
   });
 
+  test('the link\'s ETag stands for the contact it shows: a change through /contacts changes it, a stale If-Match is a 412, and every answer\'s tag is the next GET\'s', async () => {
+    const tenant = await runtime.organization();
+    const file = await newFile(tenant);
+    const contact = await newContact(tenant);
+    const created = await runtime.request('POST', links(file.id), { key: tenant.apiKey, body: { contact_id: contact.id } });
+    const item = `${links(file.id)}/${created.body.id}`;
+    const before = await runtime.request('GET', item, { key: tenant.apiKey });
+    expect(before.headers.get('etag')).toBe(created.headers.get('etag'));
+    // Linking it to another file holds the contact (its version moves) but changes nothing shown.
+    await runtime.request('POST', links((await newFile(tenant)).id), { key: tenant.apiKey, body: { contact_id: contact.id } });
+    expect((await runtime.request('GET', item, { key: tenant.apiKey })).headers.get('etag')).toBe(before.headers.get('etag'));
+    expect((await runtime.request('PATCH', `/contacts/${contact.id}`, { key: tenant.apiKey, body: { first_name: 'Renamed' } })).status).toBe(200);
+    const after = await runtime.request('GET', item, { key: tenant.apiKey });
+    expect([after.body.contact.first_name, after.headers.get('etag') === before.headers.get('etag')]).toEqual(['Renamed', false]);
+    for (const method of ['PATCH', 'DELETE']) {
+      const stale = await runtime.request(method, item, { key: tenant.apiKey, body: method === 'PATCH' ? { notes: 'x' } : undefined, headers: { 'If-Match': before.headers.get('etag')! } });
+      expect({ method, status: stale.status }).toEqual({ method, status: 412 });
+    }
+    const patched = await runtime.request('PATCH', item, { key: tenant.apiKey, body: { notes: 'x' }, headers: { 'If-Match': after.headers.get('etag')! } });
+    expect(patched.status).toBe(200);
+    expect(patched.headers.get('etag')).toBe((await runtime.request('GET', item, { key: tenant.apiKey })).headers.get('etag'));
+    expect((await runtime.request('DELETE', item, { key: tenant.apiKey, headers: { 'If-Match': patched.headers.get('etag')! } })).status).toBe(200);
+  });
+
   test('isolation, 405 with Allow, If-Match, PUT = PATCH, permissions and the write log', async () => {
     const owner = await runtime.organization();
     const stranger = await runtime.organization();

@@ -220,6 +220,36 @@ describe('resources.md §8 links: file, lead, customer', () => {
   });
 });
 
+describe('resources.md §1 Concurrency: a task\'s ETag stands for the names it shows', () => {
+  test('a rename of its lead or customer changes the task\'s ETag, a stale If-Match is a 412, and every answer\'s tag is the next GET\'s', async () => {
+    const tenant = await runtime.organization();
+    const lead = (await call(tenant, 'POST', '/leads', { first_name: 'Noa', last_name: 'Levi', phone: '050-7654321' }, 201)).body;
+    const customer = (await call(tenant, 'POST', '/customers', { first_name: 'Dana', last_name: 'Cohen' }, 201)).body;
+    const created = await call(tenant, 'POST', '/tasks', { title: 'Call', lead_id: lead.id, customer_id: customer.id }, 201);
+    const item = `/tasks/${created.body.id}`;
+    const first = await call(tenant, 'GET', item, undefined, 200);
+    expect(first.headers.get('etag')).toBe(created.headers.get('etag'));
+    // Another task linking the same lead holds it (its version moves) but changes nothing shown.
+    await createTask(tenant, { lead_id: lead.id });
+    expect((await call(tenant, 'GET', item, undefined, 200)).headers.get('etag')).toBe(first.headers.get('etag'));
+
+    await call(tenant, 'PATCH', `/leads/${lead.id}`, { first_name: 'Renamed' }, 200);
+    const second = await call(tenant, 'GET', item, undefined, 200);
+    expect([second.body.lead.first_name, second.headers.get('etag') === first.headers.get('etag')]).toEqual(['Renamed', false]);
+    await call(tenant, 'PATCH', `/customers/${customer.id}`, { last_name: 'Mizrahi' }, 200);
+    const third = await call(tenant, 'GET', item, undefined, 200);
+    expect([third.body.customer.last_name, third.headers.get('etag') === second.headers.get('etag')]).toEqual(['Mizrahi', false]);
+
+    const stale = await runtime.request('PATCH', item, { key: tenant.apiKey, body: { priority: 'high' }, headers: { 'If-Match': second.headers.get('etag')! } });
+    expect(stale.status).toBe(412);
+    expect((await runtime.request('DELETE', item, { key: tenant.apiKey, headers: { 'If-Match': first.headers.get('etag')! } })).status).toBe(412);
+    const patched = await runtime.request('PATCH', item, { key: tenant.apiKey, body: { priority: 'high' }, headers: { 'If-Match': third.headers.get('etag')! } });
+    expect(patched.status).toBe(200);
+    expect(patched.headers.get('etag')).toBe((await call(tenant, 'GET', item, undefined, 200)).headers.get('etag'));
+    expect((await runtime.request('DELETE', item, { key: tenant.apiKey, headers: { 'If-Match': patched.headers.get('etag')! } })).status).toBe(200);
+  });
+});
+
 describe('spec §8 parent chains', () => {
   test('a task cannot be its own ancestor, however long the loop; the parent can be cleared', async () => {
     const tenant = await runtime.organization();
