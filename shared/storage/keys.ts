@@ -250,6 +250,7 @@ export const entityKeys = {
    */
   deletionMarker: (type: string, organizationId: string, id: string, at: string, record: Record<string, unknown>) => ({
     ...entityKeys.deleting(type, organizationId, id, at),
+    organization_id: organizationId,
     deleted_at: at,
     deleted_record: record,
   }),
