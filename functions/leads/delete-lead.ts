@@ -10,7 +10,7 @@ import { WriteBatch } from '../../shared/resources/write-batch';
 import { unlinkTasksOnDelete } from '../tasks/task.entity';
 import { counterUpdate } from './create-lead';
 import { changedContactMarkers } from './lead-contact-markers';
-import { getLead, LEAD_ENTITY, statusCounter, TOTAL_COUNTER } from './lead.repository';
+import { getLead, leadToItem, statusCounter, TOTAL_COUNTER } from './lead.repository';
 
 /** The storage type of a lead: its partition is `entityKeys.record(LEAD_TYPE, ...)` (keys.lead). */
 export const LEAD_TYPE = 'LEAD';
@@ -44,7 +44,7 @@ export async function deleteLead(context: WriteContext, leadId: string): Promise
   items.push(...tasks.items);
   // Its history rows (and tasks beyond the transaction) follow it: marked, so a stop in between is finished by the sweep;
   // the marker, with the lead and the exact time, is what emits lead.deleted.
-  items.push({ Put: { TableName: getTableName(), Item: entityKeys.deletionMarker(LEAD_TYPE, context.organizationId, leadId, nowIso(), { entity: LEAD_ENTITY, ...lead }) } });
+  items.push({ Put: { TableName: getTableName(), Item: entityKeys.deletionMarker(LEAD_TYPE, context.organizationId, leadId, nowIso(), leadToItem(lead, { version: seenVersion })) } });
   if (context.audit) items.push(context.audit.entry(leadId, 200));
   try {
     await transactWrite(items);

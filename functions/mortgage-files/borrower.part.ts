@@ -1,7 +1,6 @@
 import * as z from 'zod';
 import { isAllowed } from '../../shared/auth/permissions';
 import { conflict, forbidden, noUpdatableFields, validationFailed as invalid } from '../../shared/http/errors';
-import { versionOf, withVersion } from '../../shared/http/record-version';
 import { planChildRewrite, readChildren } from '../../shared/resources/child-collection';
 import { definePart, partsOf, planPartDelete, siblingsOf, type Family } from '../../shared/resources/child-entity';
 import type { StoredRecord } from '../../shared/resources/entity';
@@ -144,14 +143,6 @@ export async function resolveBorrowerCustomer(context: WriteContext, input: Reco
   return created;
 }
 
-/**
- * A borrower's answer shows its customer's fields and whether it is the main borrower, so its ETag
- * stands for both versions and that flag: a change of the customer (through any file or
- * `/customers`), or another borrower's order taking or giving up the main place, changes it.
- */
-const borrowerTagVersion = (borrower: StoredRecord, customer: StoredRecord, isMain: boolean) =>
-  ((versionOf(borrower) ?? 0) * 1_000_000 + (versionOf(customer) ?? 0)) * 2 + (isMain ? 1 : 0);
-
 /** The main borrower: the lowest `order_index`, ties to the earliest created. */
 export function mainBorrowerOf(borrowers: StoredRecord[]): StoredRecord | undefined {
   return [...borrowers].sort(byOrder)[0];
@@ -256,12 +247,13 @@ export const borrowerPart = definePart({
   async present(records, family) {
     const customers = new Map(knownCustomers.get(family));
     const missing = [...new Set(records.map((record) => record.customer_id as string))].filter((id) => !customers.has(id));
-    if (missing.length > 0) for (const customer of await getRecords(customerEntity, family.parent.organization_id, missing)) customers.set(customer.id, customer);
+    // Read consistently: the answer's ETag stands for these fields, and If-Match is judged against it.
+    if (missing.length > 0) for (const customer of await getRecords(customerEntity, family.parent.organization_id, missing, true)) customers.set(customer.id, customer);
     const main = mainBorrowerOf(siblingsOf(family, borrowerPart))?.id;
     return records.map((record) => {
       const customer = customers.get(record.customer_id as string) ?? ({} as StoredRecord);
       const flattened = Object.fromEntries(INLINE_CUSTOMER_FIELDS.map((field) => [field, customer[field] ?? null]));
-      return withVersion({
+      return {
         id: record.id,
         organization_id: record.organization_id,
         mortgage_file_id: record.mortgage_file_id,
@@ -272,12 +264,11 @@ export const borrowerPart = definePart({
         ...flattened,
         created_at: record.created_at,
         updated_at: record.updated_at,
-      } as unknown as StoredRecord, borrowerTagVersion(record, customer, record.id === main));
+      } as unknown as StoredRecord;
     });
   },
-  async tagVersion(record, family) {
-    const known = knownCustomers.get(family)?.get(record.customer_id as string);
-    const customer = known ?? (await getRecord(customerEntity, family.parent.organization_id, record.customer_id as string, true)) ?? ({} as StoredRecord);
-    return borrowerTagVersion(record, customer, mainBorrowerOf(siblingsOf(family, borrowerPart))?.id === record.id);
-  },
+  // The answer shows its customer's fields and whether it is the main borrower: a change of the
+  // customer (through any file or /customers), or another borrower's order taking or giving up the
+  // main place, changes its ETag.
+  joined: (answer) => [answer.is_main, ...INLINE_CUSTOMER_FIELDS.map((field) => answer[field])],
 });

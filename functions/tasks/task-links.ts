@@ -1,4 +1,4 @@
-import { versionOf, withJoinedTag, withVersion } from '../../shared/http/record-version';
+import { taggedAnswers } from '../../shared/http/record-version';
 import type { StoredRecord } from '../../shared/resources/entity';
 import { deleteRecords, findRecordIds } from '../../shared/resources/entity.repository';
 import { batchGetAll } from '../../shared/storage/paginated-requests';
@@ -30,13 +30,13 @@ export async function presentTasks(organizationId: string, tasks: StoredRecord[]
       if (item && item.sk === key.sk) customers.set(item.id as string, customerSummary(item));
     });
   }
-  return tasks.map((task) => {
-    const version = versionOf(task) ?? 0;
-    const lead = typeof task.lead_id === 'string' ? (leads.get(task.lead_id) ?? null) : null;
-    const customer = typeof task.customer_id === 'string' ? (customers.get(task.customer_id) ?? null) : null;
-    // The answer shows the lead's and customer's names: a rename of either changes the task's ETag.
-    return withJoinedTag(withVersion({ ...task, lead, customer }, version), version, [lead, customer]);
-  });
+  const answers = tasks.map((task) => ({
+    ...task,
+    lead: typeof task.lead_id === 'string' ? (leads.get(task.lead_id) ?? null) : null,
+    customer: typeof task.customer_id === 'string' ? (customers.get(task.customer_id) ?? null) : null,
+  }));
+  // The answer shows the lead's and customer's names: a rename of either changes the task's ETag.
+  return taggedAnswers(answers, tasks, (answer) => [answer.lead, answer.customer]);
 }
 
 export async function presentTask(organizationId: string, task: StoredRecord, context?: WriteContext): Promise<StoredRecord> {

@@ -30,6 +30,8 @@ export function parsePaging(query: Record<string, string | undefined>): Paging {
 }
 
 const REMOVED_SEARCH_CHARACTERS = /[,()%_\\"'*]/g;
+/** Between the fields of a search text: a term never matches across two fields (spec §4: a match within a field). */
+const SEARCH_SEPARATOR = '\u0001';
 
 /**
  * The removed characters go, the term is cut to 100 characters and lowercased for the
@@ -43,8 +45,6 @@ export function sanitizeSearchTerm(raw: string | undefined): string | undefined 
   // nothing; a doubled separator never occurs in a search text, where it would match across fields.
   return cleaned.includes(SEARCH_SEPARATOR) ? SEARCH_SEPARATOR.repeat(2) : cleaned;
 }
-
-const SEARCH_SEPARATOR = '\u0001';
 
 /** The lowercased text a record is searched by: its searchable fields, joined by a separator. */
 export function buildSearchText(values: Array<string | null | undefined>): string {

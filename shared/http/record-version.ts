@@ -41,9 +41,21 @@ export function storedVersion(item: Record<string, unknown>): number {
  */
 const tagSources = new WeakMap<object, string>();
 
-export function withJoinedTag<T extends object>(record: T, ownVersion: number, joined: readonly unknown[]): T {
+function withJoinedTag<T extends object>(record: T, ownVersion: number, joined: readonly unknown[]): T {
   tagSources.set(record, `${ownVersion}#${JSON.stringify(joined)}`);
   return record;
+}
+
+/**
+ * Answers built from stored records (a `present` hook): each keeps its record's version and, with
+ * `joined` (what the answer shows of other records), stands for that too.
+ */
+export function taggedAnswers<T extends object>(answers: T[], records: readonly object[], joined?: (answer: T) => readonly unknown[]): T[] {
+  return answers.map((answer, index) => {
+    const version = versionOf(records[index]) ?? 0;
+    withVersion(answer, version);
+    return joined ? withJoinedTag(answer, version, joined(answer)) : answer;
+  });
 }
 
 /** What the record's ETag is made from: its joined tag, else its version. */

@@ -3,7 +3,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { noUpdatableFields, recordNotFound, validationFailed } from '../http/errors';
 import { pagingQuerySchema, parsePaging, sanitizeSearchTerm } from '../http/list-query';
 import type { Operation } from '../http/operation';
-import { assertPrecondition, storedVersion, tagSourceOf, versionOf, withJoinedTag, withVersion } from '../http/record-version';
+import { assertPrecondition, storedVersion, tagSourceOf, taggedAnswers, versionOf, withVersion } from '../http/record-version';
 import { newId, nowIso } from '../ids';
 import { getDocumentClient, getTableName } from '../storage/dynamo-client';
 import { entityKeys, type ItemKey } from '../storage/keys';
@@ -230,12 +230,7 @@ export async function planChildUpdate(child: ChildDefinition, scope: ChildScope,
 
 async function present(child: ChildDefinition, records: StoredRecord[], parent: StoredRecord): Promise<StoredRecord[]> {
   if (!child.present) return records;
-  const presented = await child.present(records, parent);
-  return presented.map((record, index) => {
-    const version = versionOf(records[index]) ?? 0;
-    withVersion(record, version);
-    return child.joined ? withJoinedTag(record, version, child.joined(record)) : record;
-  });
+  return taggedAnswers(await child.present(records, parent), records, child.joined);
 }
 
 /** `If-Match` against the ETag of the record's answer (which, with `joined`, stands for the records it shows too). */

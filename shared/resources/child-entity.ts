@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { noUpdatableFields, recordNotFound } from '../http/errors';
 import { pagingQuerySchema, parsePaging } from '../http/list-query';
 import type { Operation } from '../http/operation';
-import { assertPrecondition, storedVersion, versionOf, withVersion } from '../http/record-version';
+import { assertPrecondition, storedVersion, tagSourceOf, taggedAnswers, versionOf, withVersion } from '../http/record-version';
 import { newId, nowIso } from '../ids';
 import { getTableName } from '../storage/dynamo-client';
 import { queryAll } from '../storage/paginated-requests';
@@ -48,19 +48,17 @@ export interface PartDefinition {
   beforeDelete?(record: StoredRecord, context: WriteContext, family: Family, batch: WriteBatch): Promise<void> | void;
   /** Attributes of the parent item recomputed from the parts after a write (search and filter inputs). */
   parentAttributes?(family: Family): Record<string, unknown>;
-  /** The answer of records (for example with fields of another record joined in); an answer given a version of its own (`withVersion`) keeps it as its ETag's. */
+  /** The answer of records (for example with fields of another record joined in). */
   present?(records: StoredRecord[], family: Family): Promise<StoredRecord[]>;
-  /**
-   * The version a record's ETag stands for, when its answer joins in another record (a borrower
-   * shows its customer): `If-Match` is checked against it, so a change of either is a 412.
-   */
-  tagVersion?(record: StoredRecord, family: Family): Promise<number>;
+  /** What an answer of `present` shows of other records (a borrower: its customer's fields): its ETag stands for it too. */
+  joined?(presented: StoredRecord): unknown[];
 }
 
-/** `If-Match` on a part, against the version its answer's ETag was made from. */
+/** `If-Match` on a part, against the ETag of its answer (which, with `joined`, stands for what it shows of other records too). */
 async function assertPartPrecondition(part: PartDefinition, context: WriteContext, family: Family, current: StoredRecord): Promise<void> {
   if (!context.ifMatch || context.ifMatch.any) return;
-  assertPrecondition(context.ifMatch, current, part.tagVersion ? await part.tagVersion(current, family) : (versionOf(current) ?? 0));
+  const version = versionOf(current) ?? 0;
+  assertPrecondition(context.ifMatch, current, part.joined ? (tagSourceOf((await presentParts(part, [current], family))[0]) ?? version) : version);
 }
 
 /** A parent read with its parts, consistently for writes. */
@@ -139,8 +137,7 @@ export async function requireFamily(parent: EntityDefinition, organizationId: st
 export async function presentParts(part: PartDefinition, records: StoredRecord[], family: Family): Promise<StoredRecord[]> {
   const sorted = ordered(part, records);
   if (!part.present) return sorted;
-  const presented = await part.present(sorted, family);
-  return presented.map((record, index) => withVersion(record, versionOf(record) ?? versionOf(sorted[index]) ?? 0));
+  return taggedAnswers(await part.present(sorted, family), sorted, part.joined);
 }
 
 /**

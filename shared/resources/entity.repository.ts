@@ -364,7 +364,7 @@ export async function deleteRecord(entity: EntityDefinition, context: WriteConte
     batch
       .add({ Delete: { TableName: getTableName(), Key: entityKeys.record(entity.type, context.organizationId, id), ...condition } }, onConditionFailed)
       .add(counterUpdate(entity, context.organizationId, -1));
-    if (followsUp) batch.add({ Put: { TableName: getTableName(), Item: entityKeys.deletionMarker(entity.type, context.organizationId, id, nowIso(), { ...internalsOf(current), ...current, entity: entity.type.toLowerCase() }) } });
+    if (followsUp) batch.add({ Put: { TableName: getTableName(), Item: entityKeys.deletionMarker(entity.type, context.organizationId, id, nowIso(), itemFromRecord(entity, current, seenVersion)) } });
     for (const { field } of entity.unique ?? []) {
       const value = uniqueValue(current[field]);
       if (value) batch.add(uniqueGuardDelete(entity, context.organizationId, field, value));

@@ -74,7 +74,7 @@ export interface EntityDefinition {
   afterDeleteNeeded?(record: StoredRecord): boolean;
   /** Its records keep rows in their own partition (children, history, timeline), removed after the record's delete. */
   keepsRows?: boolean;
-  /** What the ETag of the record's answer stands for, when the answer shows other records (`withJoinedTag`); default its version. */
+  /** What the ETag of the record's answer stands for, when the answer shows other records (`taggedAnswers`); default its version. */
   tagSource?(record: StoredRecord, organizationId: string): Promise<string | number>;
 }
 

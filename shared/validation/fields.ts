@@ -25,11 +25,13 @@ export const emailAddress = () => z.union([z.literal(''), z.email({ error: 'must
 /** An email address, trimmed first like every string (resources.md §1 "Strings"); empty clears. */
 export const trimmedEmailAddress = () => z.string({ error: 'must be a string' }).trim().pipe(emailAddress());
 
-/** `YYYY-MM-DD`, a real calendar day. */
-/** An id in a body or query (resources.md §1 References): a well-formed UUID, in either case, read in lower case as ids are stored. */
-/** An id in a body or query: any 8-4-4-4-12 hex UUID, like a path id (`isUuid`); stored in lower case. */
+/**
+ * An id in a body or query (resources.md §1 References): any 8-4-4-4-12 hex UUID, like a path id
+ * (`isUuid`), in either case, read in lower case as ids are stored.
+ */
 export const recordId = (what: string) => z.guid({ error: `must be a ${what} id` }).toLowerCase();
 
+/** `YYYY-MM-DD`, a real calendar day. */
 export const calendarDate = () => z.iso.date({ error: 'must be a date YYYY-MM-DD' });
 
 /** Today in the Asia/Jerusalem calendar, `YYYY-MM-DD`. */

@@ -371,6 +371,14 @@ describe('spec §6, resources.md §10 mortgage file events from old and new imag
     expect(deriveEvents(change('deleted', fileItem(), undefined))).toEqual([]);
   });
 
+  test('every entity with a delete event writes the deleting marker that tells it: leads always, files because they keep rows', () => {
+    const deletedChange: StreamChange = { recordId: 'r', kind: 'deleted', before: {}, recordedAt: new Date() };
+    const withDeleteEvents = EVENT_RULES.filter((rules) => rules.rules.some((rule) => rule.when(deletedChange))).map((rules) => rules.entity);
+    expect(withDeleteEvents.sort()).toEqual(['lead', MORTGAGE_FILE_ENTITY].sort());
+    // deleteRecord puts the marker whenever something follows the delete; a file's rows always do.
+    expect(mortgageFileEntity.keepsRows).toBe(true);
+  });
+
   test('resources.md §5: rows in the file\'s partition and beside it (status history, children, counters, guards) give no events', () => {
     const rows: Item[] = [
       {
