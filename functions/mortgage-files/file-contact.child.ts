@@ -81,10 +81,14 @@ function planGuardDelete(batch: WriteBatch, organizationId: string, fileId: stri
   batch.add({ Delete: { TableName: getTableName(), Key: guardKey(organizationId, fileId, contactId, role) } });
 }
 
-/** The contacts of the links (one BatchGetItem); a deleted contact is `null`. */
+/**
+ * The contacts of the links (one BatchGetItem, consistent: the answer's ETag stands for them and
+ * If-Match is judged against it); a deleted contact is `null`.
+ */
 async function withContacts(records: StoredRecord[]): Promise<StoredRecord[]> {
   if (records.length === 0) return records;
-  const contacts = new Map((await getRecords(contactEntity, records[0].organization_id, [...new Set(records.map((record) => record.contact_id as string))])).map((contact) => [contact.id, contact]));
+  const contactIds = [...new Set(records.map((record) => record.contact_id as string))];
+  const contacts = new Map((await getRecords(contactEntity, records[0].organization_id, contactIds, true)).map((contact) => [contact.id, contact]));
   return records.map((record) => ({ ...record, contact: contacts.get(record.contact_id as string) ?? null }));
 }
 

@@ -19,7 +19,8 @@ export async function presentTasks(organizationId: string, tasks: StoredRecord[]
   if (leadIds.length + customerIds.length > 0) {
     const leadKeys = leadIds.map((id) => linkedKeys.lead_id(organizationId, id));
     const customerKeys = customerIds.map((id) => linkedKeys.customer_id(organizationId, id));
-    const found = await batchGetAll([...leadKeys, ...customerKeys]);
+    // Consistent: the answer's ETag stands for these names, and If-Match is judged against it.
+    const found = await batchGetAll([...leadKeys, ...customerKeys], { consistentRead: true });
     const byPk = new Map(found.map((item) => [item.pk as string, item]));
     leadKeys.forEach((key) => {
       const item = byPk.get(key.pk);
