@@ -14,7 +14,7 @@ import {
 } from '../../shared/resources/child-entity';
 import type { StoredRecord } from '../../shared/resources/entity';
 import { planCreate, planUpdate } from '../../shared/resources/entity.repository';
-import { retryOnVersionConflict, VersionConflict, WriteBatch } from '../../shared/resources/write-batch';
+import { retryOnVersionConflict, VersionConflict, WRITE_ATTEMPTS, WriteBatch } from '../../shared/resources/write-batch';
 import { recordId } from '../../shared/validation/fields';
 import { getLogger } from '../../shared/logger';
 import type { WriteContext } from '../../shared/write-context';
@@ -32,8 +32,11 @@ const RECORD_KINDS = [
 ] as const;
 const NESTED_MAX = 50;
 const FILE_NUMBER_ATTEMPTS = 5;
-/** Tries of a new file's borrower whose new customer's id_number another request took meanwhile. */
-const BORROWER_ATTEMPTS = 3;
+/**
+ * Tries of a new file's borrower whose new customer's id_number another request took meanwhile: as
+ * many as any write's, since the requests that took it may all be writing that customer at once.
+ */
+const BORROWER_ATTEMPTS = WRITE_ATTEMPTS;
 /** Records of the three kinds one PUT/PATCH may add or change (one transaction). */
 export const UPDATE_RECORDS_MAX = 25;
 
@@ -217,17 +220,20 @@ export async function createFileWithRecords(context: WriteContext, body: Body): 
    * planned again under its planned id (its records name it), and when it was the main borrower
    * the file's `customer_id` moves to that customer in the same transaction.
    */
-  const writeBorrowerAgain = (part: PlannedPart, index: number): Promise<boolean> =>
-    retryOnVersionConflict(
+  const writeBorrowerAgain = (part: PlannedPart, index: number): Promise<boolean> => {
+    // As stored until an attempt below commits: an attempt that fails has changed only memory.
+    const planned = customers[index];
+    const storedParent = family.parent;
+    const plannedAsMain = storedParent.customer_id === planned.id;
+    return retryOnVersionConflict(
       async () => {
         const batch = new WriteBatch();
         const customer = await resolveBorrowerCustomer(context, borrowerBodies[index], batch, false);
-        const planned = customers[index];
         family.parts = new Map(family.parts)
           .set(borrowerPart.type, siblingsOf(family, borrowerPart).filter((record) => record.id !== part.record.id))
           .set(REQUIREMENT_TYPE, siblingsOf(family, requirementPart).filter((record) => record.borrower_id !== part.record.id));
-        const isMain = family.parent.customer_id === planned.id && customer.id !== planned.id;
-        if (isMain) family.parent = { ...family.parent, customer_id: customer.id };
+        const isMain = plannedAsMain && customer.id !== planned.id;
+        family.parent = { ...family.parent, customer_id: plannedAsMain ? customer.id : family.parent.customer_id };
         customers[index] = customer;
         rememberCustomers(family, customers);
         part.record = await planPartCreate(borrowerPart, context, family, { ...borrowerBodies[index], [RESOLVED_CUSTOMER]: customer }, batch, true, {
@@ -238,7 +244,12 @@ export async function createFileWithRecords(context: WriteContext, body: Body): 
         return true;
       },
       { attempts: BORROWER_ATTEMPTS },
-    ).catch(() => false);
+    ).catch(() => {
+      family.parent = storedParent;
+      customers[index] = planned;
+      return false;
+    });
+  };
   const childErrors: string[] = [];
   const failedBorrowers = new Set<string>();
   const written = new Set<string>();

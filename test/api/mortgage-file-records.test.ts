@@ -607,6 +607,28 @@ describe('resources.md §3, §5, §11: a customer\'s files', () => {
     expect((await call(tenant, 'DELETE', `/customers/${customerId}`)).status).toBe(409);
   });
 
+  test('files created at once whose borrower has one new id_number and a different name in each: every stored file names the one customer its answer shows', async () => {
+    // Each request renames the customer another request created, so a borrower written again may
+    // have to try more than once; the file's customer_id must move with it on whichever attempt commits.
+    for (let round = 0; round < 3; round++) {
+      const tenant = await runtime.organization();
+      const created = await Promise.all(
+        Array.from({ length: 6 }, (_, index) =>
+          call(tenant, 'POST', '/mortgage-files', { borrowers: [{ first_name: 'Race', last_name: `R${index}`, id_number: OTHER_PERSONAL_ID }] }),
+        ),
+      );
+      expect(created.map((answer) => [answer.status, answer.body.child_errors])).toEqual(created.map(() => [201, undefined]));
+      const customers = (await call(tenant, 'GET', '/customers')).body;
+      expect(customers.count).toBe(1);
+      const customerId = customers.data[0].id;
+      for (const answer of created) {
+        const stored = await call(tenant, 'GET', `/mortgage-files/${answer.body.id}`);
+        expect([answer.body.customer_id, stored.body.customer_id, stored.body.borrowers[0].customer_id]).toEqual([customerId, customerId, customerId]);
+      }
+      expect((await call(tenant, 'GET', `/mortgage-files?customer_id=${customerId}`)).body.count).toBe(created.length);
+    }
+  });
+
   test('a file created with a customer_id that is also its borrower: both written, no child_errors', async () => {
     const tenant = await runtime.organization();
     const customer = (await call(tenant, 'POST', '/customers', { first_name: 'Both', last_name: 'Roles' })).body;
