@@ -96,10 +96,10 @@ function checkedValue(definition: CustomFieldDefinition, value: unknown): { valu
 
 const storedValues = (file: StoredRecord): Record<string, Value> => ({ ...((file.custom_fields as Record<string, Value> | null) ?? {}) });
 
-/** The answer: every active definition in creation order, with the file's value or `null`. */
-function answer(file: StoredRecord, definitions: CustomFieldDefinition[]): HttpResult {
+/** What the answer shows: every active definition in creation order, with the file's value or `null`. */
+function shownFields(file: StoredRecord, definitions: CustomFieldDefinition[]) {
   const values = storedValues(file);
-  const data = definitions
+  return definitions
     .filter((definition) => definition.is_active)
     .map((definition) => ({
       field_name: definition.field_name,
@@ -108,7 +108,18 @@ function answer(file: StoredRecord, definitions: CustomFieldDefinition[]): HttpR
       options: definition.type === 'select' ? definition.options : null,
       value: Object.hasOwn(values, definition.field_name) ? values[definition.field_name] : null,
     }));
-  return { statusCode: 200, body: { data, count: data.length }, headers: { ETag: entityTag(file.id, versionOf(file) ?? 0) } };
+}
+
+/**
+ * The answer's ETag stands for what it shows: the file's version (its values) and the definitions
+ * listed, so a definition added, relabelled or deactivated changes the tag as it changes the answer.
+ */
+const tagOf = (file: StoredRecord, shown: ReturnType<typeof shownFields>) =>
+  `${versionOf(file) ?? 0}#${JSON.stringify(shown.map(({ value: _value, ...definition }) => definition))}`;
+
+function answer(file: StoredRecord, definitions: CustomFieldDefinition[]): HttpResult {
+  const data = shownFields(file, definitions);
+  return { statusCode: 200, body: { data, count: data.length }, headers: { ETag: entityTag(file.id, tagOf(file, data)) } };
 }
 
 /** The file's values after the request, or a 400 naming the first refused field (nothing is written then). */
@@ -130,7 +141,7 @@ async function setValues(context: WriteContext, fileId: string, input: Record<st
   return retryOnVersionConflict(async () => {
     const [file, definitions] = await Promise.all([requireRecord(mortgageFileEntity, context.organizationId, fileId, true), listCustomFields(context.organizationId)]);
     const seenVersion = versionOf(file) ?? 0;
-    assertPrecondition(context.ifMatch, file, seenVersion);
+    assertPrecondition(context.ifMatch, file, tagOf(file, shownFields(file, definitions)));
     const current = storedValues(file);
     const next = nextValues(current, input, definitions);
     if (sameValue(current, next)) return answer(file, definitions);
@@ -155,7 +166,7 @@ async function setValues(context: WriteContext, fileId: string, input: Record<st
     );
     if (context.audit) batch.add(context.audit.entry(fileId, 200));
     await batch.commit();
-    // The answer's ETag is the file's at its new version.
+    // The answer's ETag stands for the file at its new version.
     return answer(withVersion({ ...file, custom_fields: next, updated_at: updatedAt } as StoredRecord, seenVersion + 1), definitions);
     // Concurrent writes of one file's fields each retry on the fresh file.
   }, { attempts: 5 });

@@ -42,8 +42,33 @@ describe('file custom fields', () => {
     const read = await runtime.request('GET', `${fields(file.id)}?limit=1`, { key: tenant.apiKey });
     expect(read.status).toBe(200);
     expect(read.body).toEqual({ data: unset, count: 5 });
-    // The ETag is the file's.
-    expect(read.headers.get('etag')).toBe((await runtime.request('GET', `/mortgage-files/${file.id}`, { key: tenant.apiKey })).headers.get('etag'));
+    // The ETag stands for what is shown: the file's values and the definitions listed.
+    expect(read.headers.get('etag')).not.toBe((await runtime.request('GET', `/mortgage-files/${file.id}`, { key: tenant.apiKey })).headers.get('etag'));
+    expect((await runtime.request('GET', fields(file.id), { key: tenant.apiKey })).headers.get('etag')).toBe(read.headers.get('etag'));
+  });
+
+  test('a definition added or deactivated changes the answer and so its ETag; a stale If-Match is a 412', async () => {
+    const tenant = await runtime.organization();
+    const file = await newFile(tenant);
+    await defineFields(tenant);
+    const tags: string[] = [];
+    const readTag = async () => (await runtime.request('GET', fields(file.id), { key: tenant.apiKey })).headers.get('etag')!;
+    tags.push(await readTag());
+    await runtime.admin('custom-field', 'create', '--org', tenant.organizationId, '--name', 'late_field', '--label', 'Late', '--type', 'text');
+    tags.push(await readTag());
+    await runtime.admin('custom-field', 'deactivate', '--org', tenant.organizationId, '--name', 'late_field');
+    tags.push(await readTag());
+    // Deactivated again: the same answer as before the field was added; the tag says so.
+    expect(new Set(tags.slice(0, 2)).size).toBe(2);
+    expect(tags[2]).toBe(tags[0]);
+    await runtime.admin('custom-field', 'deactivate', '--org', tenant.organizationId, '--name', 'discount');
+    const current = await readTag();
+    expect(tags).not.toContain(current);
+    const stale = await runtime.request('PATCH', fields(file.id), { key: tenant.apiKey, body: { values: { is_vip: true } }, headers: { 'If-Match': tags[0] } });
+    expect(stale.status).toBe(412);
+    const fresh = await runtime.request('PATCH', fields(file.id), { key: tenant.apiKey, body: { values: { is_vip: true } }, headers: { 'If-Match': current } });
+    expect(fresh.status).toBe(200);
+    expect(fresh.headers.get('etag')).toBe(await readTag());
   });
 
   test('PUT/PATCH set values by field_name; fields not named keep theirs; null clears; the file holds them; the file ETag moves only on a change', async () => {
@@ -58,7 +83,7 @@ describe('file custom fields', () => {
     const stored = await runtime.request('GET', `/mortgage-files/${file.id}`, { key: tenant.apiKey });
     expect(stored.body.custom_fields).toEqual({ ...values, bank_branch: 'Dizengoff 50' });
     expect(stored.headers.get('etag')).not.toBe(before.headers.get('etag'));
-    expect(put.headers.get('etag')).toBe(stored.headers.get('etag'));
+    expect(put.headers.get('etag')).toBe((await runtime.request('GET', fields(file.id), { key: tenant.apiKey })).headers.get('etag'));
     expect(stored.body.updated_at > before.body.updated_at).toBe(true);
 
     const patch = await runtime.request('PATCH', fields(file.id), { key: tenant.apiKey, body: { values: { discount: null, channel: 'web', bank_branch: '' } } });
@@ -155,7 +180,7 @@ describe('file custom fields', () => {
     expect((await runtime.request('GET', `/mortgage-files/${file.id}`, { key: tenant.apiKey })).body.custom_fields).toEqual({ discount: 10, is_vip: false });
   });
 
-  test('If-Match takes the file’s ETag (412 when the file changed); a file PATCH keeps the values', async () => {
+  test('If-Match takes the answer’s ETag (412 when the file changed); a file PATCH keeps the values', async () => {
     const tenant = await runtime.organization();
     const file = await newFile(tenant);
     await defineFields(tenant);
