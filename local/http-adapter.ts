@@ -7,22 +7,27 @@ import { getLogger } from '../shared/logger';
 
 export type HttpEventHandler = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>;
 
-/** API Gateway's own payload limit; the handlers enforce their smaller ones. */
-const MAX_BODY_BYTES = 10 * 1024 * 1024;
+import { GATEWAY_MAX_BODY_BYTES } from '../shared/http/gateway-limits';
 
 const TEXT_CONTENT = /^(application\/(json|.*\+json|x-www-form-urlencoded|xml)|text\/)/i;
 
-function readBody(request: IncomingMessage): Promise<Buffer | 'too-large'> {
+/**
+ * The body, of which at most one byte past the gateway's limit is kept: a handler then sees that the
+ * body was over it and answers as its contract says (the API a 400, the intake its 413, logged),
+ * and memory stays bounded whatever is sent.
+ */
+function readBody(request: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    let tooLarge = false;
     request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) tooLarge = true;
-      else chunks.push(chunk);
+      const room = GATEWAY_MAX_BODY_BYTES + 1 - size;
+      if (room <= 0) return;
+      const kept = chunk.length > room ? chunk.subarray(0, room) : chunk;
+      chunks.push(kept);
+      size += kept.length;
     });
-    request.on('end', () => resolve(tooLarge ? 'too-large' : Buffer.concat(chunks)));
+    request.on('end', () => resolve(Buffer.concat(chunks)));
     request.on('error', reject);
   });
 }
@@ -117,7 +122,7 @@ export interface RunningServer {
 export async function startHttpServer(
   port: number,
   route: (request: IncomingMessage, body: Buffer) => Promise<APIGatewayProxyStructuredResultV2>,
-  /** The headers of the server's own answers (a body over the 10 MB API Gateway limit, a failure): those its routes answer with. */
+  /** The headers of the server's own answers (a failure): those its routes answer with. */
   headersFor: (request: IncomingMessage) => Record<string, string> = () => ({ 'Content-Type': 'application/json; charset=utf-8' }),
 ): Promise<RunningServer> {
   const answer = (request: IncomingMessage, response: ServerResponse, status: number, error: string) => {
@@ -132,7 +137,6 @@ export async function startHttpServer(
   const server = createServer((request, response) => {
     readBody(request)
       .then(async (body) => {
-        if (body === 'too-large') return answer(request, response, 413, 'Payload too large');
         writeResult(response, await route(request, body));
       })
       .catch((error: unknown) => {

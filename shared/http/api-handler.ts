@@ -14,6 +14,7 @@ import { parseJsonWithoutUnsafeKeys } from '../validation/safe-keys';
 import { withBlankStringsResolved } from '../validation/blank-strings';
 import { accessLog, errorMapper, normalize, route, stateOf, states, type ApiRequest, type PipelineState } from './api-pipeline';
 import { badRequest, forbidden } from './errors';
+import { GATEWAY_MAX_BODY_BYTES } from './gateway-limits';
 import type { Operation } from './operation';
 import { entityTagOf, parseIfMatch } from './record-version';
 import { toApiGatewayResult, type HttpResult } from './response';
@@ -82,6 +83,10 @@ function authorize(): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStruc
 function parseJsonBody(event: APIGatewayProxyEventV2): unknown {
   const raw = event.body ? (event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body) : '';
   if (raw.trim() === '') throw badRequest('Request body must be a JSON object', { details: 'The body is empty' });
+  // Only the local runtime lets such a body through (see gateway-limits.ts); never a 413 (resources.md §9.14).
+  if (Buffer.byteLength(raw) > GATEWAY_MAX_BODY_BYTES) {
+    throw badRequest('Request body too large', { details: `The body is over ${GATEWAY_MAX_BODY_BYTES / (1024 * 1024)} MB` });
+  }
   let parsed: unknown;
   try {
     // `__proto__`, `constructor` and `prototype` keys are dropped at every depth before anything reads the body.

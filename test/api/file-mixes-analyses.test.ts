@@ -204,6 +204,9 @@ describe('analyses (resources.md §9.14)', () => {
     expect(large.status).toBe(400);
     const huge = await call(tenant, 'POST', path, { analysis_data: objectOfBytes(2_000_000) });
     expect(huge.status).toBe(400);
+    // Past the 10 MB gateway limit as well.
+    const past = await call(tenant, 'POST', path, { analysis_data: objectOfBytes(11 * 1024 * 1024) });
+    expect([past.status, past.body.error]).toEqual([400, 'Request body too large']);
     // On update too.
     expect((await call(tenant, 'PATCH', `${path}/${stored.body.id}`, { analysis_data: objectOfBytes(262_145) })).status).toBe(400);
     expect((await call(tenant, 'GET', path)).body.count).toBe(2);

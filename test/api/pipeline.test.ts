@@ -172,10 +172,13 @@ describe('spec §7 errors and §4 common rules', () => {
     }
   });
 
-  test('a body over the 10 MB API Gateway limit is 413 with the headers of every API answer', async () => {
-    const response = await runtime.request('POST', '/leads', { key: org.apiKey, rawBody: `{"notes":"${'x'.repeat(10 * 1024 * 1024)}"}`, headers: { 'content-type': 'application/json' } });
-    expect(response.status).toBe(413);
-    expect(response.body).toEqual({ error: 'Payload too large', status: 413 });
+  test('a body over the 10 MB API Gateway limit is a 400 (spec §7 lists no 413 for the API; resources.md §9.14 "never 413") with the headers of every API answer, after the route and key checks', async () => {
+    const rawBody = `{"notes":"${'x'.repeat(10 * 1024 * 1024)}"}`;
+    const response = await runtime.request('POST', '/leads', { key: org.apiKey, rawBody, headers: { 'content-type': 'application/json' } });
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ error: 'Request body too large', status: 400, details: 'The body is over 10 MB' });
+    expect((await runtime.request('POST', '/leads', { rawBody, headers: { 'content-type': 'application/json' } })).status).toBe(401);
+    expect((await runtime.request('PUT', '/leads', { key: org.apiKey, rawBody, headers: { 'content-type': 'application/json' } })).status).toBe(405);
     expect(response.headers.get('cache-control')).toBe('private, no-store');
     expect(response.headers.get('access-control-allow-origin')).toBe('*');
     expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');

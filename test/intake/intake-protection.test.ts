@@ -174,6 +174,18 @@ describe('spec §4 addresses and responses', () => {
     expect(over.body).toMatchObject({ ok: false, status: 413, reason: 'body_too_large' });
   });
 
+  test('spec §4: a body over the 10 MB gateway limit is the intake\'s own 413, at both addresses, and is in its log', async () => {
+    const intake = await createIntake(runtime, tenant.organizationId);
+    const huge = `{"phone":"${uniquePhone()}","padding":"${'x'.repeat(10 * 1024 * 1024)}"}`;
+    for (const via of ['proxied', 'direct'] as const) {
+      const answer = await postIntake(runtime, intake.token, huge, { via, headers: { 'content-type': 'application/json' } });
+      expect(answer.status).toBe(413);
+      expect(answer.body).toEqual({ ok: false, error: 'Payload too large', status: 413, reason: 'body_too_large', details: 'The body is larger than 64KB' });
+    }
+    const log = (await runtime.admin<{ data: Array<Record<string, unknown>> }>('intake', 'log', '--intake', intake.intake_id)).data;
+    expect(log.map((entry) => [entry.status, entry.reason])).toEqual([[413, 'body_too_large'], [413, 'body_too_large']]);
+  });
+
   test('spec §4: 500 on a temporary failure; nothing is kept, and the retry succeeds', async () => {
     const other = await runtime.organization();
     const intake = await createIntake(runtime, other.organizationId);
