@@ -68,7 +68,8 @@ function checkedValue(definition: CustomFieldDefinition, value: unknown): { valu
     case 'text': {
       if (typeof value !== 'string') return { error: 'must be a string' };
       const trimmed = value.trim();
-      if (trimmed.length > FREE_TEXT_MAX) return { error: `must be at most ${FREE_TEXT_MAX} characters` };
+      // Characters (code points), as every other text of the API: an emoji is one.
+      if (trimmed.length > FREE_TEXT_MAX && Array.from(trimmed).length > FREE_TEXT_MAX) return { error: `must be at most ${FREE_TEXT_MAX} characters` };
       return { value: trimmed === '' ? null : trimmed };
     }
     case 'number': {

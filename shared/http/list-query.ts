@@ -39,7 +39,8 @@ const SEARCH_SEPARATOR = '\u0001';
  */
 export function sanitizeSearchTerm(raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined;
-  const cleaned = raw.replace(REMOVED_SEARCH_CHARACTERS, '').slice(0, MAX_SEARCH_LENGTH).trim().toLowerCase();
+  // Characters, as every length of the API is counted: an emoji is one, never cut in half.
+  const cleaned = Array.from(raw.replace(REMOVED_SEARCH_CHARACTERS, '')).slice(0, MAX_SEARCH_LENGTH).join('').trim().toLowerCase();
   if (cleaned.length === 0) return undefined;
   // No field holds the separator (buildSearchText drops it from values), so a term with it matches
   // nothing; a doubled separator never occurs in a search text, where it would match across fields.

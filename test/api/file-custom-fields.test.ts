@@ -112,6 +112,7 @@ describe('file custom fields', () => {
     const invalid: Array<Record<string, unknown>> = [
       { bank_branch: 12 },
       { bank_branch: 'x'.repeat(5001) },
+      { bank_branch: '😀'.repeat(5001) },
       { discount: '12' },
       { discount: 1.234 },
       { discount: 1e13 },
@@ -136,6 +137,10 @@ describe('file custom fields', () => {
     }
     const stored = await runtime.request('GET', `/mortgage-files/${file.id}`, { key: tenant.apiKey });
     expect(stored.body.custom_fields).toEqual({ channel: 'web' });
+    // 5,000 characters, counted as characters: an emoji is one.
+    const emoji = await runtime.request('PATCH', fields(file.id), { key: tenant.apiKey, body: { values: { bank_branch: '😀'.repeat(5000) } } });
+    expect(emoji.status).toBe(200);
+    await runtime.request('PATCH', fields(file.id), { key: tenant.apiKey, body: { values: { bank_branch: null } } });
     for (const body of [{}, { values: {} }, { values: null }, { other: 1 }]) {
       const response = await runtime.request('PUT', fields(file.id), { key: tenant.apiKey, body });
       expect({ body, status: response.status, error: response.body.error }).toEqual({ body, status: 400, error: 'No updatable fields provided' });

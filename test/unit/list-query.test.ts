@@ -26,6 +26,12 @@ describe('spec §4 search term sanitising', () => {
   test('the term is cut to 100 characters and lowercased', () => {
     expect(sanitizeSearchTerm('X'.repeat(150))).toBe('x'.repeat(100));
   });
+  test('the cut counts characters: an emoji is one and is never cut in half', () => {
+    const hundred = 'c'.repeat(99) + '😀';
+    expect(sanitizeSearchTerm(hundred)).toBe(hundred);
+    expect(sanitizeSearchTerm('😀'.repeat(60) + 'Q')).toBe('😀'.repeat(60) + 'q');
+    expect(sanitizeSearchTerm('😀'.repeat(101))).toBe('😀'.repeat(100));
+  });
   test('characters are removed before the cut', () => {
     expect(sanitizeSearchTerm('_'.repeat(10) + 'a'.repeat(100))).toBe('a'.repeat(100));
   });
