@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { isWithinIsoYears } from '../../shared/validation/date-time';
 import { normalizePhone } from '../../shared/contact-normalization';
 
 /**
@@ -55,7 +56,7 @@ export function dateValue(text: string): string | undefined {
   if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(trimmed)) {
     const withZone = /(Z|[+-]\d{2}:?\d{2})$/i.test(trimmed) ? trimmed : `${trimmed}Z`;
     const parsed = Date.parse(withZone);
-    return Number.isNaN(parsed) ? undefined : new Date(parsed).toISOString();
+    return Number.isNaN(parsed) || !isWithinIsoYears(withZone) ? undefined : new Date(parsed).toISOString();
   }
   return undefined;
 }

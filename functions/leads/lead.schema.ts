@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { statusItemSchema } from '../../shared/organizations/system-statuses';
+import { dateTimeInput } from '../../shared/validation/date-time';
 import { amountSchema, freeFormObjectSchema } from '../../shared/validation/bounded';
 
 const text = (max: number) => z.string().max(max);
@@ -31,7 +32,7 @@ const leadFields = z.object({
   required_amount: amountSchema().nullable(),
   total_income: amountSchema().nullable(),
   has_property: z.boolean().nullable(),
-  next_follow_up_at: z.union([dateTime, z.iso.date()]).nullable(),
+  next_follow_up_at: z.union([dateTimeInput(), z.iso.date()]).nullable(),
   custom_fields: freeFormObjectSchema().nullable(),
   details_note: nullableText(20_000),
 });

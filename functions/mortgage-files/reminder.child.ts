@@ -7,12 +7,13 @@ import { getReminderScheduler } from '../../shared/reminders/reminder-scheduler'
 import { childOperations, defineChild, type ChildScope, sentFields } from '../../shared/resources/child-collection';
 import type { StoredRecord } from '../../shared/resources/entity';
 import { reminderKeys } from '../../shared/storage/keys';
+import { dateTimeInput } from '../../shared/validation/date-time';
 import { FREE_TEXT_MAX, listValue, recordId, requiredText, text, TITLE_MAX } from '../../shared/validation/fields';
 import { mortgageFileEntity } from './mortgage-file.entity';
 
 /** resources.md §9.2: a file's reminders, fired at `remind_at` (shared/reminders). */
 const dateTime = z.iso.datetime({ offset: true });
-const remindAt = () => z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time with a time zone' });
+const remindAt = () => dateTimeInput();
 const DEFAULT_CHANNELS = ['in_app'];
 const CHANNELS_MAX = 4;
 

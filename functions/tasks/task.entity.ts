@@ -8,6 +8,7 @@ import { findRecordIds, getRecord, getRecords, planUpdate, recordFromItem, updat
 import { VersionConflict, type WriteBatch } from '../../shared/resources/write-batch';
 import { entityKeys, keys, type ItemKey } from '../../shared/storage/keys';
 import { batchGetAll, itemWithKey } from '../../shared/storage/paginated-requests';
+import { dateTimeInput } from '../../shared/validation/date-time';
 import { emptyToNull, FREE_TEXT_MAX, listValue, recordId, text, TITLE_MAX } from '../../shared/validation/fields';
 import type { WriteContext } from '../../shared/write-context';
 import { MORTGAGE_FILE_TYPE, timelinePut } from '../mortgage-files/file-rows';
@@ -33,7 +34,7 @@ const taskFields = {
   description: text(FREE_TEXT_MAX).nullable(),
   status: statusInput,
   priority: listValue('task-priorities'),
-  due_date: z.union([z.literal(''), z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time with a time zone' })]).nullable(),
+  due_date: z.union([z.literal(''), dateTimeInput()]).nullable(),
   assigned_to: userId().nullable(),
   assignees: z.array(userId()).max(MAX_ASSIGNEES, `must have at most ${MAX_ASSIGNEES} items`).nullable(),
   parent_task_id: reference('task'),

@@ -74,6 +74,9 @@ describe('file reminders: fields', () => {
       [{ ...base, remind_at: '2030-01-01T10:00:00' }, 'remind_at'],
       [{ ...base, remind_at: '2030-01-01' }, 'remind_at'],
       [{ ...base, remind_at: 1893492000000 }, 'remind_at'],
+      // Year 10000 in UTC: such a time sorted before every real one in the due index and stalled firing.
+      [{ ...base, remind_at: '9999-12-31T23:59:59-05:30' }, 'remind_at'],
+      [{ ...base, remind_at: '0000-01-01T00:00:00+02:00' }, 'remind_at'],
       [{ ...base, channels: [] }, 'channels'],
       [{ ...base, channels: ['in_app', 'in_app'] }, 'channels'],
       [{ ...base, channels: ['fax'] }, 'channels'],
