@@ -45,6 +45,21 @@ export function requestUrl(request: IncomingMessage): URL {
   return url;
 }
 
+/** A path segment that a URL parser would resolve away: `.` or `..`, dots written plainly or as `%2E`. */
+const DOT_SEGMENT = /(^|\/)(\.|%2e){1,2}(?=\/|$)/i;
+
+/**
+ * The request's path as routed. Dot segments are kept as they were sent, never resolved:
+ * `DELETE /mortgage-files/{id}/notes/%2E%2E` names a note whose id is malformed (400), never the
+ * file above it.
+ */
+function routedPath(request: IncomingMessage, url: URL): string {
+  const target = request.url ?? '/';
+  const queryAt = target.indexOf('?');
+  const sent = queryAt < 0 ? target : target.slice(0, queryAt);
+  return sent.startsWith('/') && DOT_SEGMENT.test(sent) ? sent : url.pathname;
+}
+
 /**
  * Turns a Node HTTP request into an API Gateway HTTP API (payload format 2.0) event, the same
  * shape the deployed functions receive. `rawPath` may be rewritten (Function URL adapter).
@@ -66,7 +81,7 @@ export function toHttpApiEvent(
   // A text body that is not valid UTF-8 (windows-1255, ISO-8859-8, ...) travels base64-encoded, byte for byte.
   const isText = body.length === 0 || (TEXT_CONTENT.test(contentType) && isUtf8(body));
   const method = (request.method ?? 'GET').toUpperCase();
-  const rawPath = options.rawPath ?? url.pathname;
+  const rawPath = options.rawPath ?? routedPath(request, url);
   const now = new Date();
   return {
     version: '2.0',

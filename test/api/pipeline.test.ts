@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import { startTestRuntime, type TestRuntime } from '../support/test-runtime';
 
 let runtime: TestRuntime;
@@ -215,6 +216,27 @@ describe('spec §7 errors and §4 common rules', () => {
     const direct = await fetch(`${runtime.intakeDirectUrl}//`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
     expect(direct.status).toBe(404);
     expect((await runtime.request('GET', '/leads', { key: org.apiKey })).status).toBe(200);
+  });
+
+  test('dot segments are kept as sent, never resolved: a DELETE of lead ".." or "%2E%2E" is a malformed id, never the collection or a record above it', async () => {
+    const lead = await newLead();
+    const raw = (method: string, path: string) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const outgoing = httpRequest(`${runtime.baseUrl}/`, { method, path, headers: { 'x-api-key': org.apiKey } }, (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        });
+        outgoing.on('error', reject);
+        outgoing.end();
+      });
+    for (const segment of ['..', '%2E%2E', '%2e.', '.', '%2E']) {
+      const answer = await raw('DELETE', `/leads/${lead.id}/notes/${segment}`);
+      expect({ segment, status: answer.status }).toEqual({ segment, status: 404 });
+      const item = await raw('DELETE', `/leads/${segment}`);
+      expect({ segment, status: item.status, body: JSON.parse(item.body) }).toEqual({ segment, status: 400, body: { error: 'Invalid id', status: 400, details: 'id must be a UUID' } });
+    }
+    expect((await runtime.request('GET', `/leads/${lead.id}`, { key: org.apiKey })).status).toBe(200);
   });
 
   test('malformed JSON is 400', async () => {
