@@ -62,7 +62,6 @@ export async function parseBody(raw: Buffer, contentTypeHeader: string | undefin
   );
 }
 
-const JSON_STRING = /"(?:[^"\\]|\\[\s\S])*"/g;
 const JSON_NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
 
 /**
@@ -73,9 +72,15 @@ const JSON_NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
 export function parseJsonBody(text: string): unknown {
   let quoted = '';
   let last = 0;
-  for (const match of text.matchAll(JSON_STRING)) {
-    quoted += text.slice(last, match.index).replace(JSON_NUMBER, '"$&"') + match[0];
-    last = match.index + match[0].length;
+  // One pass over the text: each string is found from where the previous one ended, so a body of
+  // unclosed strings costs no more than any other (a pattern retried from every quote was quadratic).
+  for (let open = text.indexOf('"'); open >= 0; open = text.indexOf('"', last)) {
+    let close = open + 1;
+    while (close < text.length && text[close] !== '"') close += text[close] === '\\' ? 2 : 1;
+    // A string that never closes: the text is not JSON, as the parse below says.
+    if (close >= text.length) break;
+    quoted += text.slice(last, open).replace(JSON_NUMBER, '"$&"') + text.slice(open, close + 1);
+    last = close + 1;
   }
   quoted += text.slice(last).replace(JSON_NUMBER, '"$&"');
   return parseJsonWithoutUnsafeKeys(quoted);
