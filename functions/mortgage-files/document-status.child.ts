@@ -144,7 +144,8 @@ export const documentStatusChild = defineChild({
     return { document_type: input.document_type, ...references, status, notes, created_by: scope.context.userId, updated_by: null };
   },
   async change(current, input, scope, batch) {
-    const sent = Object.keys(writable).filter((name) => input[name] !== undefined);
+    // A blank or null `note` is no note: alone it leaves nothing to update.
+    const sent = Object.keys(writable).filter((name) => input[name] !== undefined && (name !== 'note' || noteOf(input) !== null));
     if (sent.length === 0) throw noUpdatableFields();
     if (input.document_type === null) throw invalid('document_type: cannot be cleared');
     const status = input.status === undefined ? (current.status as string) : ((input.status as string | null) ?? DEFAULT_DOCUMENT_STATUS);

@@ -214,6 +214,11 @@ describe('document statuses (resources.md §9.9)', () => {
     // notes is read-only: alone it is nothing to update.
     const readOnly = await call(tenant, 'PATCH', item, { notes: [] });
     expect(readOnly.body).toMatchObject({ status: 400, error: 'No updatable fields provided' });
+    // A null or blank note is no note: alone, nothing to update either.
+    for (const note of [null, '', '   ']) {
+      const noNote = await call(tenant, 'PATCH', item, { note });
+      expect({ note, answer: noNote.body }).toEqual({ note, answer: { status: 400, error: 'No updatable fields provided' } });
+    }
 
     const rows = await timeline(tenant, file.id);
     expect(rows.map((row) => row.metadata)).toEqual([
