@@ -26,6 +26,8 @@ export function withBlankStringsResolved(schema: z.ZodType, value: unknown): unk
 function resolvedField(schema: z.ZodType, value: unknown): unknown {
   if (typeof value !== 'string') return withBlankStringsResolved(schema, value);
   if (schema.safeParse(value).success) return value;
+  // resources.md §1 "Booleans": JSON true/false only; no string is one, blank or not.
+  if (unwrapSchema(schema).def.type === 'boolean') return value;
   const trimmed = value.trim();
   if (trimmed === '') return schema.safeParse(null).success ? null : value;
   return trimmed !== value && schema.safeParse(trimmed).success ? trimmed : value;

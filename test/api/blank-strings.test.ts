@@ -47,6 +47,14 @@ describe('resources.md §1: blank strings in optional fields are null, blanks ar
     await call(tenant, 'POST', at('/charges'), { description: 'Fee', amount: '' }, 400);
     await call(tenant, 'POST', at('/charges'), { description: 'Fee', amount: 1, currency: ' USD ' }, 400);
     await call(tenant, 'POST', at('/document-statuses'), { document_type: '' }, 400);
+    // Booleans take JSON true/false only (resources.md §1 "Booleans"): a blank string is no boolean.
+    const note = await call(tenant, 'POST', at('/notes'), { content: 'Locked', is_locked: true }, 201);
+    for (const blank of ['', '  ']) {
+      await call(tenant, 'PATCH', at(`/notes/${note.id}`), { is_locked: blank }, 400);
+      await call(tenant, 'POST', at('/notes'), { content: 'x', is_pinned: blank }, 400);
+      await call(tenant, 'POST', '/leads', { first_name: 'Blank', has_property: blank }, 400);
+    }
+    expect((await call(tenant, 'GET', at(`/notes/${note.id}`))).is_locked).toBe(true);
   });
 
   test('customers: an enum value with blanks around it is the value; "" still clears (null never does)', async () => {
