@@ -3,11 +3,10 @@ import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { GATEWAY_MAX_BODY_BYTES } from '../shared/http/gateway-limits';
 import { getLogger } from '../shared/logger';
 
 export type HttpEventHandler = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>;
-
-import { GATEWAY_MAX_BODY_BYTES } from '../shared/http/gateway-limits';
 
 const TEXT_CONTENT = /^(application\/(json|.*\+json|x-www-form-urlencoded|xml)|text\/)/i;
 

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { badRequest, noUpdatableFields } from '../../shared/http/errors';
 import { defineOperation, partialUpdateOperations, type Operation } from '../../shared/http/operation';
-import { assertPrecondition, entityTag, versionOf, withVersion } from '../../shared/http/record-version';
+import { assertPrecondition, entityTag, joinedTagSource, versionOf, withVersion } from '../../shared/http/record-version';
 import type { HttpResult } from '../../shared/http/response';
 import { nowIso } from '../../shared/ids';
 import { listCustomFields, type CustomFieldDefinition } from '../../shared/organizations/file-settings.repository';
@@ -12,7 +12,7 @@ import { retryOnVersionConflict, WriteBatch } from '../../shared/resources/write
 import { getTableName } from '../../shared/storage/dynamo-client';
 import { entityKeys } from '../../shared/storage/keys';
 import { MAX_AMOUNT, signedAmountSchema } from '../../shared/validation/bounded';
-import { calendarDate, FREE_TEXT_MAX, listValue } from '../../shared/validation/fields';
+import { calendarDate, FREE_TEXT_MAX, listValue, text } from '../../shared/validation/fields';
 import type { WriteContext } from '../../shared/write-context';
 import { mortgageFileEntity } from './mortgage-file.entity';
 
@@ -60,17 +60,17 @@ const setCustomFieldsSchema = z
 
 const signedAmount = signedAmountSchema(-MAX_AMOUNT);
 const date = calendarDate();
+const freeText = text(FREE_TEXT_MAX);
 
 /** The value to store (`null` = clear), or the reason it is refused. */
 function checkedValue(definition: CustomFieldDefinition, value: unknown): { value: Value | null } | { error: string } {
   if (value === null) return { value: null };
   switch (definition.type) {
     case 'text': {
-      if (typeof value !== 'string') return { error: 'must be a string' };
-      const trimmed = value.trim();
-      // Characters (code points), as every other text of the API: an emoji is one.
-      if (trimmed.length > FREE_TEXT_MAX && Array.from(trimmed).length > FREE_TEXT_MAX) return { error: `must be at most ${FREE_TEXT_MAX} characters` };
-      return { value: trimmed === '' ? null : trimmed };
+      // The shared free-text rule: trimmed, at most 5,000 characters (an emoji is one).
+      const checked = freeText.safeParse(value);
+      if (!checked.success) return { error: checked.error.issues[0].message };
+      return { value: checked.data === '' ? null : checked.data };
     }
     case 'number': {
       const parsed = signedAmount.safeParse(value);
@@ -113,10 +113,10 @@ function shownFields(file: StoredRecord, definitions: CustomFieldDefinition[]) {
 
 /**
  * The answer's ETag stands for what it shows: the file's version (its values) and the definitions
- * listed, so a definition added, relabelled or deactivated changes the tag as it changes the answer.
+ * listed, so a definition added or deactivated changes the tag as it changes the answer.
  */
 const tagOf = (file: StoredRecord, shown: ReturnType<typeof shownFields>) =>
-  `${versionOf(file) ?? 0}#${JSON.stringify(shown.map(({ value: _value, ...definition }) => definition))}`;
+  joinedTagSource(versionOf(file) ?? 0, shown.map(({ value: _value, ...definition }) => definition));
 
 function answer(file: StoredRecord, definitions: CustomFieldDefinition[]): HttpResult {
   const data = shownFields(file, definitions);

@@ -233,7 +233,7 @@ export async function createFileWithRecords(context: WriteContext, body: Body): 
           .set(borrowerPart.type, siblingsOf(family, borrowerPart).filter((record) => record.id !== part.record.id))
           .set(REQUIREMENT_TYPE, siblingsOf(family, requirementPart).filter((record) => record.borrower_id !== part.record.id));
         const isMain = plannedAsMain && customer.id !== planned.id;
-        family.parent = { ...family.parent, customer_id: plannedAsMain ? customer.id : family.parent.customer_id };
+        if (plannedAsMain) family.parent = { ...storedParent, customer_id: customer.id };
         customers[index] = customer;
         rememberCustomers(family, customers);
         part.record = await planPartCreate(borrowerPart, context, family, { ...borrowerBodies[index], [RESOLVED_CUSTOMER]: customer }, batch, true, {

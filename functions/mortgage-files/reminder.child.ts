@@ -13,7 +13,6 @@ import { mortgageFileEntity } from './mortgage-file.entity';
 
 /** resources.md §9.2: a file's reminders, fired at `remind_at` (shared/reminders). */
 const dateTime = z.iso.datetime({ offset: true });
-const remindAt = () => dateTimeInput();
 const DEFAULT_CHANNELS = ['in_app'];
 const CHANNELS_MAX = 4;
 
@@ -56,7 +55,7 @@ const createReminderSchema = z
   .object({
     title: requiredText(TITLE_MAX),
     message: text(FREE_TEXT_MAX).nullable().optional(),
-    remind_at: remindAt(),
+    remind_at: dateTimeInput(),
     recipient_user_id: recipient().nullable().optional().describe("Default: the key's user; for a key without a user, the file's assignee"),
     channels: channels().nullable().optional().describe('Default ["in_app"]'),
     status: listValue('reminder-statuses')
@@ -72,7 +71,7 @@ const updateReminderSchema = z
   .object({
     title: requiredText(TITLE_MAX).nullable().optional(),
     message: text(FREE_TEXT_MAX).nullable().optional(),
-    remind_at: remindAt().nullable().optional().describe('Moving a sent or scheduled reminder to a future time re-arms it'),
+    remind_at: dateTimeInput().nullable().optional().describe('Moving a sent or scheduled reminder to a future time re-arms it'),
     recipient_user_id: recipient().nullable().optional(),
     channels: channels().nullable().optional(),
     status: listValue('reminder-statuses')

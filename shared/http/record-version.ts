@@ -41,8 +41,13 @@ export function storedVersion(item: Record<string, unknown>): number {
  */
 const tagSources = new WeakMap<object, string>();
 
+/** What an ETag stands for when an answer shows more than its record: its version and what else it shows. */
+export function joinedTagSource(ownVersion: number, joined: readonly unknown[]): string {
+  return `${ownVersion}#${JSON.stringify(joined)}`;
+}
+
 function withJoinedTag<T extends object>(record: T, ownVersion: number, joined: readonly unknown[]): T {
-  tagSources.set(record, `${ownVersion}#${JSON.stringify(joined)}`);
+  tagSources.set(record, joinedTagSource(ownVersion, joined));
   return record;
 }
 

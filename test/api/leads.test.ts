@@ -119,6 +119,9 @@ describe('spec §4 POST /leads', () => {
     expect(lead).toMatchObject({ tags: ['a', 'b'], utm_source: 'google', required_amount: 1_200_000, has_property: false, custom_fields: { budget: 'high' }, next_follow_up_at: '2026-12-01' });
     expect(lead.possible_duplicate_of).toBeNull();
     expect(lead.intake_endpoint_id).toBeNull();
+    // A date-time must be an instant in the years 0000 to 9999 in UTC.
+    const farOff = await runtime.request('POST', '/leads', { key: tenant.apiKey, body: { first_name: 'Far', next_follow_up_at: '9999-12-31T23:59:59-05:30' } });
+    expect([farOff.status, farOff.body.details]).toEqual([400, expect.stringContaining('next_follow_up_at')]);
   });
 });
 

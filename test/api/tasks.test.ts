@@ -91,6 +91,8 @@ describe('resources.md §8 task fields', () => {
     await expectInvalid(tenant, 'POST', '/tasks', { title: 'T', priority: 1 }, 'priority');
     await expectInvalid(tenant, 'POST', '/tasks', { title: 'T', due_date: '2030-05-01' }, 'due_date');
     await expectInvalid(tenant, 'POST', '/tasks', { title: 'T', due_date: '2030-05-01T09:00:00' }, 'due_date');
+    // An instant past year 9999 in UTC, though written as a valid date-time.
+    await expectInvalid(tenant, 'POST', '/tasks', { title: 'T', due_date: '9999-12-31T23:59:59-05:30' }, 'due_date');
     await expectInvalid(tenant, 'POST', '/tasks', { title: 'T', assignees: Array.from({ length: 21 }, () => MISSING_ID) }, 'assignees');
     await expectInvalid(tenant, 'POST', '/tasks', { title: 'T', assignees: tenant.userId }, 'assignees');
     await expectInvalid(tenant, 'POST', '/tasks', { title: 'T', assigned_to: 'u'.repeat(101) }, 'assigned_to');
