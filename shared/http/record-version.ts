@@ -100,6 +100,16 @@ export function assertPrecondition(ifMatch: IfMatch | undefined, record: { id: s
   if (!ifMatch.tags.includes(entityTag(record.id, version))) throw preconditionFailed();
 }
 
+/**
+ * `If-Match` against the ETag of the record's answer: the one `answer` builds when the answer shows
+ * other records (`taggedAnswers` with `joined`), else the record's version.
+ */
+export async function assertAnswerPrecondition(ifMatch: IfMatch | undefined, record: { id: string }, answer?: () => Promise<object>): Promise<void> {
+  if (!ifMatch || ifMatch.any) return;
+  const version = versionOf(record) ?? 0;
+  assertPrecondition(ifMatch, record, answer ? (tagSourceOf(await answer()) ?? version) : version);
+}
+
 /** The write condition "the version is still the one read", for an item that exists. */
 export function versionCondition(seenVersion: number): { expression: string; names: Record<string, string>; values: Record<string, number> } {
   return seenVersion === 0

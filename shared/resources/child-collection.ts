@@ -3,7 +3,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { noUpdatableFields, recordNotFound, validationFailed } from '../http/errors';
 import { pagingQuerySchema, parsePaging, sanitizeSearchTerm } from '../http/list-query';
 import type { Operation } from '../http/operation';
-import { assertPrecondition, storedVersion, tagSourceOf, taggedAnswers, versionOf, withVersion } from '../http/record-version';
+import { assertAnswerPrecondition, storedVersion, taggedAnswers, versionOf, withVersion } from '../http/record-version';
 import { newId, nowIso } from '../ids';
 import { getDocumentClient, getTableName } from '../storage/dynamo-client';
 import { entityKeys, type ItemKey } from '../storage/keys';
@@ -234,11 +234,8 @@ async function present(child: ChildDefinition, records: StoredRecord[], parent: 
 }
 
 /** `If-Match` against the ETag of the record's answer (which, with `joined`, stands for the records it shows too). */
-async function assertChildPrecondition(child: ChildDefinition, context: WriteContext, current: StoredRecord, parent: StoredRecord): Promise<void> {
-  if (!context.ifMatch || context.ifMatch.any) return;
-  const version = versionOf(current) ?? 0;
-  assertPrecondition(context.ifMatch, current, child.joined ? (tagSourceOf((await present(child, [current], parent))[0]) ?? version) : version);
-}
+const assertChildPrecondition = (child: ChildDefinition, context: WriteContext, current: StoredRecord, parent: StoredRecord) =>
+  assertAnswerPrecondition(context.ifMatch, current, child.joined && (async () => (await present(child, [current], parent))[0]));
 
 const newestFirst = (a: StoredRecord, b: StoredRecord) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
 

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { noUpdatableFields, recordNotFound } from '../http/errors';
 import { pagingQuerySchema, parsePaging } from '../http/list-query';
 import type { Operation } from '../http/operation';
-import { assertPrecondition, storedVersion, tagSourceOf, taggedAnswers, versionOf, withVersion } from '../http/record-version';
+import { assertAnswerPrecondition, storedVersion, taggedAnswers, versionOf, withVersion } from '../http/record-version';
 import { newId, nowIso } from '../ids';
 import { getTableName } from '../storage/dynamo-client';
 import { queryAll } from '../storage/paginated-requests';
@@ -55,11 +55,8 @@ export interface PartDefinition {
 }
 
 /** `If-Match` on a part, against the ETag of its answer (which, with `joined`, stands for what it shows of other records too). */
-async function assertPartPrecondition(part: PartDefinition, context: WriteContext, family: Family, current: StoredRecord): Promise<void> {
-  if (!context.ifMatch || context.ifMatch.any) return;
-  const version = versionOf(current) ?? 0;
-  assertPrecondition(context.ifMatch, current, part.joined ? (tagSourceOf((await presentParts(part, [current], family))[0]) ?? version) : version);
-}
+const assertPartPrecondition = (part: PartDefinition, context: WriteContext, family: Family, current: StoredRecord) =>
+  assertAnswerPrecondition(context.ifMatch, current, part.joined && (async () => (await presentParts(part, [current], family))[0]));
 
 /** A parent read with its parts, consistently for writes. */
 export interface Family {
