@@ -3,7 +3,7 @@ import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { GATEWAY_MAX_BODY_BYTES } from '../shared/http/gateway-limits';
+import { GATEWAY_MAX_BODY_BYTES, LAMBDA_MAX_RESPONSE_BYTES } from '../shared/http/gateway-limits';
 import { getLogger } from '../shared/logger';
 
 export type HttpEventHandler = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>;
@@ -118,6 +118,18 @@ function normalizeAddress(address: string | undefined): string {
   return address.startsWith('::ffff:') ? address.slice(7) : address;
 }
 
+/** An answer Lambda would refuse (gateway-limits.ts): measured as Lambda does, the whole result serialized. */
+class ResponseTooLarge extends Error {
+  override name = 'ResponseTooLarge';
+}
+
+function withinResponseLimit(result: APIGatewayProxyStructuredResultV2): APIGatewayProxyStructuredResultV2 {
+  // A JSON body's UTF-16 unit takes at most 3 bytes escaped inside the result: most need no count.
+  if ((result.body?.length ?? 0) * 3 + 65_536 <= LAMBDA_MAX_RESPONSE_BYTES) return result;
+  if (Buffer.byteLength(JSON.stringify(result), 'utf8') > LAMBDA_MAX_RESPONSE_BYTES) throw new ResponseTooLarge();
+  return result;
+}
+
 function writeResult(response: ServerResponse, result: APIGatewayProxyStructuredResultV2): void {
   const headers = { ...(result.headers ?? {}) } as Record<string, string | number | boolean>;
   const payload = result.body ? Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0);
@@ -151,7 +163,7 @@ export async function startHttpServer(
   const server = createServer((request, response) => {
     readBody(request)
       .then(async (body) => {
-        writeResult(response, await route(request, body));
+        writeResult(response, withinResponseLimit(await route(request, body)));
       })
       .catch((error: unknown) => {
         try {

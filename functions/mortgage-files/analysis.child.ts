@@ -16,17 +16,14 @@ import { mortgageFileEntity } from './mortgage-file.entity';
  * DynamoDB's own limits (32 levels of maps, number range). Nesting is limited to 100 levels (deeper
  * input → 400) so that measuring and answering it can never exhaust the stack. Keys `__proto__`,
  * `constructor`, `prototype` are dropped at any depth when the body is read. Replaced whole on update.
- * A list page holds as many analyses as fit in 5 MB of answer (Lambda answers at most 6 MB): fewer
- * than `limit` when they are large; `count` is every match, the next page starts at `offset +
- * data.length`.
+ * A list page of large analyses holds fewer than `limit`, as every page does past 5 MB of answer
+ * (`PAGE_MAX_BYTES`, response.ts).
  */
 const dateTime = z.iso.datetime({ offset: true });
 export const ANALYSIS_TYPE = 'ANALYSIS';
 export const ANALYSIS_DATA_MAX_BYTES = 262_144;
 export const ANALYSIS_DATA_MAX_DEPTH = 100;
 const GZIP_ATTRIBUTE = 'analysis_data_gzip';
-/** A list page ends before the analysis that would take its answer past 5 MB (`count` is still every match). */
-export const ANALYSIS_PAGE_MAX_BYTES = 5_000_000;
 
 /** The nesting depth of a JSON value, counted without recursion (an object of scalars is 1). */
 function depthWithin(value: unknown, max: number): boolean {
@@ -90,8 +87,6 @@ export const analysisChild = defineChild({
   fields: ['title', 'analysis_type', 'analysis_data', 'created_by'],
   filters: { analysis_type: listValue('analysis-types') },
   searchFields: ['title'],
-  // A page of up to 50 analyses of 256 KB each would pass Lambda's 6 MB response limit.
-  maxPageBytes: ANALYSIS_PAGE_MAX_BYTES,
   build(input, { context }) {
     return { title: titleOf(input.title), analysis_type: input.analysis_type ?? DEFAULT_ANALYSIS_TYPE, analysis_data: input.analysis_data, created_by: context.userId };
   },

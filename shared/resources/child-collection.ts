@@ -51,13 +51,6 @@ export interface ChildDefinition {
   /** Whether the list ignores `limit`/`offset` (resources.md §1: *unpaged*). */
   unpaged?: boolean;
   /**
-   * For records that can be large (an analysis holds up to 256 KB of JSON): a page ends before the
-   * record that would take its answer past this many bytes (measured as the JSON string inside the
-   * function's response, so within Lambda's 6 MB response limit); at least one record is always
-   * answered. `count` stays the number of matches: a client continues at `offset + data.length`.
-   */
-  maxPageBytes?: number;
-  /**
    * Other ids an item path may name the record by (a watcher row by its user's id), tried after the
    * path id itself in the same read; the first record found is the one addressed.
    */
@@ -251,19 +244,9 @@ export async function listChildren(child: ChildDefinition, organizationId: strin
   const sorted = [...matching].sort(child.order ?? newestFirst);
   const page = child.unpaged ? sorted : (({ limit, offset }) => sorted.slice(offset, offset + limit))(parsePaging(query));
   const presented = await present(child, page, parent);
-  return { data: child.maxPageBytes ? withinBytes(presented, child.maxPageBytes) : presented, count: matching.length };
+  return { data: presented, count: matching.length };
 }
 
-/** The leading records whose answer fits in `budget` bytes (at least one). */
-function withinBytes(records: StoredRecord[], budget: number): StoredRecord[] {
-  let used = 0;
-  for (let index = 0; index < records.length; index++) {
-    // The body is itself a JSON string inside the function's response: measured escaped twice.
-    used += Buffer.byteLength(JSON.stringify(JSON.stringify(records[index])), 'utf8');
-    if (used > budget && index > 0) return records.slice(0, index);
-  }
-  return records;
-}
 
 /**
  * A create is read-decide-write too: a version conflict (a uniqueness guard taken meanwhile, a charge
