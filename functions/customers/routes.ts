@@ -1,5 +1,4 @@
-import { isAllowed } from '../../shared/auth/permissions';
-import { conflict, forbidden } from '../../shared/http/errors';
+import { conflict } from '../../shared/http/errors';
 import { defineOperation, type Operation } from '../../shared/http/operation';
 import { list } from '../../shared/http/response';
 import { pagingQuerySchema } from '../../shared/http/list-query';
@@ -37,12 +36,10 @@ export const customerOperations: Operation[] = [
     path: '/customers/{id}/mortgage-files',
     operationId: 'listCustomerMortgageFiles',
     summary: "The customer's mortgage files, as customer or as a borrower, newest first (needs customers:read and mortgage-files:read)",
+    alsoRequires: [{ resource: 'mortgage-files', action: 'read' }],
     query: pagingQuerySchema(),
     response: { status: 200, description: 'A page of files (without nested arrays) and the total count', schema: mortgageFileEntity.schemas.list },
     handle: async ({ auth, params, query }) => {
-      if (!isAllowed(auth.permissions, 'mortgage-files', 'read')) {
-        throw forbidden('Forbidden', { details: 'The API key lacks the mortgage-files:read permission' });
-      }
       await requireRecord(customerEntity, auth.organizationId, params.id);
       const { limit, offset } = query as { limit?: string; offset?: string };
       const page = await listRecords(mortgageFileEntity, auth.organizationId, { limit, offset, customer_id: params.id });

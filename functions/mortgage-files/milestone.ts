@@ -210,6 +210,7 @@ export const milestoneOperations: Operation[] = [
     query: milestoneQuerySchema,
     response: { status: 200, description: 'Milestone rows (unpaged)', schema: milestoneListSchema },
     errors: [400, 404],
+    requirePath: ({ params, organizationId }) => requireRecord(mortgageFileEntity, organizationId, params.id),
     handle: async ({ auth, params, query }) => {
       const data = await listMilestones(auth.organizationId, params.id, (query as { include_removed?: string }).include_removed === 'true');
       return list(data, data.length);

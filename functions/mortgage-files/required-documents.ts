@@ -6,6 +6,7 @@ import { ordered, requireFamily, siblingsOf } from '../../shared/resources/child
 import type { StoredRecord } from '../../shared/resources/entity';
 import { DEFAULT_DOCUMENT_STATUS, documentStatusChild, documentStatusSchema } from './document-status.child';
 import { mortgageFileEntity } from './mortgage-file.entity';
+import { requireRecord } from '../../shared/resources/entity.repository';
 import { requirementPart } from './requirement.part';
 
 /**
@@ -80,6 +81,7 @@ export const requiredDocumentOperations: Operation[] = [
     query: querySchema,
     response: { status: 200, description: 'Requirements and unlinked statuses; count is the number of requirements returned', schema: requiredDocumentsSchema },
     errors: [400, 404],
+    requirePath: ({ params, organizationId }) => requireRecord(mortgageFileEntity, organizationId, params.id),
     handle: async ({ auth, params, query }) => {
       const data = await readRequiredDocuments(auth.organizationId, params.id, (query as z.infer<typeof querySchema>).include_dismissed === 'true');
       return ok({ data, count: data.requirements.length });

@@ -57,7 +57,7 @@ function authenticate(): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxySt
   };
 }
 
-/** permission (resource = first path segment) and subscription check on writes. */
+/** permission (resource = first path segment, and any the operation also requires) and subscription check on writes. */
 function authorize(): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> {
   return {
     before: function authorizeBefore(request) {
@@ -66,8 +66,10 @@ function authorize(): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStruc
       if (!auth) return;
       const resource = resourceForPath(state.path);
       const action = actionForMethod(state.method);
-      if (!isAllowed(auth.permissions, resource, action)) {
-        throw forbidden('Forbidden', { details: `The API key lacks the ${resource}:${action} permission` });
+      for (const needed of [{ resource, action }, ...(state.operation?.alsoRequires ?? [])]) {
+        if (!isAllowed(auth.permissions, needed.resource, needed.action)) {
+          throw forbidden('Forbidden', { details: `The API key lacks the ${needed.resource}:${needed.action} permission` });
+        }
       }
       if (WRITE_METHODS.has(state.method) && !auth.subscriptionActive) {
         throw forbidden('Subscription inactive', {
@@ -150,7 +152,11 @@ async function invoke(event: APIGatewayProxyEventV2, auth: AuthContext | undefin
   let query: unknown = event.queryStringParameters ?? {};
   if (operation.query) {
     const parsed = operation.query.safeParse(query);
-    if (!parsed.success) throw badRequest('Invalid query parameter', { details: describeIssues(parsed.error) });
+    if (!parsed.success) {
+      // Path ids before the query's filters too: a missing file is a 404 whatever its list was asked.
+      await operation.requirePath?.({ params: state.params, organizationId: auth!.organizationId });
+      throw badRequest('Invalid query parameter', { details: describeIssues(parsed.error) });
+    }
     query = parsed.data;
   }
   const ifMatch = CONDITIONAL_METHODS.has(state.method) ? parseIfMatch(event.headers?.['if-match']) : undefined;

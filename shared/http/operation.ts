@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { z } from 'zod';
 import type { AuthContext } from '../auth/authenticate';
+import type { Action } from '../auth/permissions';
 import type { WriteAudit } from '../audit/write-audit';
 import type { IfMatch } from './record-version';
 import type { HttpResult } from './response';
@@ -29,6 +30,11 @@ export interface Operation<BodySchema extends z.ZodType = z.ZodType, QuerySchema
   summary: string;
   /** Routes that need no API key (the OpenAPI document). */
   public?: boolean;
+  /**
+   * Permissions needed besides the route's own (resources.md §11), checked with it: before path ids,
+   * so a key without one is a 403 whatever the path names.
+   */
+  alsoRequires?: { resource: string; action: Action }[];
   /** Path parameters that must be UUIDs (a malformed one is a 400). Defaults to every parameter. */
   uuidParams?: string[];
   body?: BodySchema;

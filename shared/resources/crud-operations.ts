@@ -83,7 +83,8 @@ export function resourceOperations(resource: CrudResource, methods: CrudMethod[]
         summary: `List the ${label} records${within}`,
         query: resource.query,
         response: { status: 200, description: `A page of ${label} records and the total count of matches`, schema: resource.schemas.list },
-        errors: [400],
+        errors: resource.requireCollection ? [400, 404] : [400],
+        ...(resource.requireCollection ? { requirePath: ({ params, organizationId }) => resource.requireCollection!(organizationId, params) } : {}),
         handle: async ({ auth, params, query }) => {
           const page = await resource.list(auth.organizationId, params, query as Record<string, string | undefined>);
           return list(page.data, page.count);

@@ -58,6 +58,6 @@ describe('the local runtime refuses an answer Lambda would refuse', () => {
     size = LAMBDA_MAX_RESPONSE_BYTES - 200;
     const under = await fetch(server.url);
     expect(under.status).toBe(200);
-    expect((await under.json()).text).toHaveLength(size);
+    expect(((await under.json()) as { text: string }).text).toHaveLength(size);
   });
 });
