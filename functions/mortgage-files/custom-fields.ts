@@ -11,7 +11,7 @@ import { requireRecord, sameValue, versionedWrite } from '../../shared/resources
 import { retryOnVersionConflict, WriteBatch } from '../../shared/resources/write-batch';
 import { getTableName } from '../../shared/storage/dynamo-client';
 import { entityKeys } from '../../shared/storage/keys';
-import { MAX_AMOUNT, signedAmountSchema } from '../../shared/validation/bounded';
+import { FREE_FORM_MAX_BYTES, MAX_AMOUNT, signedAmountSchema } from '../../shared/validation/bounded';
 import { calendarDate, FREE_TEXT_MAX, listValue, text } from '../../shared/validation/fields';
 import type { WriteContext } from '../../shared/write-context';
 import { mortgageFileEntity } from './mortgage-file.entity';
@@ -45,7 +45,7 @@ const MAX_VALUES = 200;
  * The stored values live in the file's own item, which DynamoDB caps at 400 KB with the file's
  * other fields: their JSON stays within this, else 400 (never the database's refusal as a 500).
  */
-export const CUSTOM_FIELDS_MAX_BYTES = 131_072;
+export const CUSTOM_FIELDS_MAX_BYTES = FREE_FORM_MAX_BYTES;
 
 const setCustomFieldsSchema = z
   .object({

@@ -8,6 +8,12 @@ export const MAX_AMOUNT = 1_000_000_000_000;
 export const FREE_FORM_MAX_KEYS = 100;
 export const FREE_FORM_MAX_KEY_LENGTH = 64;
 export const FREE_FORM_MAX_STRING_LENGTH = 5_000;
+/**
+ * The whole object as UTF-8 JSON: 100 values of 5,000 characters would be up to 2 MB, past
+ * DynamoDB's 400 KB item (the database's refusal would be a 500); with it a lead with every field at
+ * its limit stays under 300 KB. The file's custom field values have the same bound.
+ */
+export const FREE_FORM_MAX_BYTES = 131_072;
 /** DynamoDB stores magnitudes from 1e-130; the document client refuses integers beyond 2^53. */
 const SMALLEST_STORABLE_MAGNITUDE = 1e-130;
 
@@ -57,7 +63,8 @@ const freeFormValue = z.union([
 
 /**
  * A flat free-form object (for example `custom_fields`): at most 100 string keys of at most 64
- * characters, each to a string (at most 5,000 characters), a number, a boolean or null.
+ * characters, each to a string (at most 5,000 characters), a number, a boolean or null; at most
+ * `FREE_FORM_MAX_BYTES` in all.
  */
 export const freeFormObjectSchema = () =>
   z
@@ -65,4 +72,5 @@ export const freeFormObjectSchema = () =>
       z.string().min(1, 'keys must not be empty').max(FREE_FORM_MAX_KEY_LENGTH, `keys must be at most ${FREE_FORM_MAX_KEY_LENGTH} characters`),
       freeFormValue,
     )
-    .refine((value) => Object.keys(value).length <= FREE_FORM_MAX_KEYS, `must have at most ${FREE_FORM_MAX_KEYS} keys`);
+    .refine((value) => Object.keys(value).length <= FREE_FORM_MAX_KEYS, `must have at most ${FREE_FORM_MAX_KEYS} keys`)
+    .refine((value) => Buffer.byteLength(JSON.stringify(value), 'utf8') <= FREE_FORM_MAX_BYTES, `must take at most ${FREE_FORM_MAX_BYTES} bytes as JSON`);

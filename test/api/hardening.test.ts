@@ -38,6 +38,8 @@ const FUZZ_BODIES: Array<[string, Record<string, unknown>, string]> = [
   ['custom_fields key of 65 characters', { custom_fields: { ['k'.repeat(65)]: 1 } }, 'custom_fields'],
   ['custom_fields string of 5001 characters', { custom_fields: { a: 'x'.repeat(5001) } }, 'custom_fields'],
   ['custom_fields an array', { custom_fields: [1, 2] }, 'custom_fields'],
+  // Valid key by key, but 2 MB in all: past DynamoDB's 400 KB item, which answered 500.
+  ['custom_fields of 100 values of 5,000 characters', { custom_fields: Object.fromEntries(Array.from({ length: 100 }, (_, index) => [`k${index}`, 'a'.repeat(5000)])) }, 'custom_fields'],
 ];
 
 describe('hardening §1: no input reaches a 500 (bounded numbers, flat free-form objects)', () => {
@@ -63,6 +65,34 @@ describe('hardening §1: no input reaches a 500 (bounded numbers, flat free-form
     }
     const list = await runtime.request('GET', '/leads', { key: fresh.apiKey });
     expect(list.body.count).toBe(0);
+  });
+
+  test('a lead with every text field at its limit in 3-byte characters and custom fields just under 128 KB is stored (201), never the database refusing the item', async () => {
+    const fresh = await runtime.organization();
+    const euro = (length: number) => '€'.repeat(length);
+    const body = {
+      first_name: euro(200),
+      last_name: euro(200),
+      source: euro(200),
+      status_custom: euro(200),
+      notes: euro(10_000),
+      tags: Array.from({ length: 50 }, () => euro(100)),
+      utm_source: euro(500),
+      utm_medium: euro(500),
+      utm_campaign: euro(500),
+      utm_term: euro(500),
+      utm_content: euro(500),
+      referrer_url: euro(2000),
+      landing_path: euro(2000),
+      mortgage_purpose: euro(200),
+      details_note: euro(20_000),
+      custom_fields: Object.fromEntries(Array.from({ length: 8 }, (_, index) => [`k${index}`, euro(5000)])),
+    };
+    const created = await runtime.request('POST', '/leads', { key: fresh.apiKey, body });
+    expect(created.status).toBe(201);
+    expect(created.body.custom_fields).toEqual(body.custom_fields);
+    const updated = await runtime.request('PATCH', `/leads/${created.body.id}`, { key: fresh.apiKey, body: { notes: euro(9_999) } });
+    expect(updated.status).toBe(200);
   });
 
   test('bounds that hold are stored: 1e12 with two decimals, flat custom fields of every allowed type', async () => {
