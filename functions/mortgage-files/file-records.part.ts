@@ -26,6 +26,14 @@ interface RecordPartSpec {
   defaults?: Record<string, unknown>;
 }
 
+/**
+ * A file holds at most this many records of each kind. Its answer shows them all (resources.md §5
+ * Read, spec §2), and one Lambda answers at most 6 MB: 100 incomes with 5,000-character notes are
+ * under 4 MB however their characters are escaped; without a bound the file's GET and PATCH could
+ * not be answered at all.
+ */
+export const RECORDS_PER_FILE_MAX = 100;
+
 /** The borrower a record names must be one of this file's borrowers (resources.md §7: 400). */
 function checkedBorrower(family: Family, borrowerId: unknown): void {
   if (borrowerId === null || borrowerId === undefined) return;
@@ -71,6 +79,9 @@ function recordPart(spec: RecordPartSpec): PartDefinition {
     schemas: { create: createSchema, update: updateSchema, record: recordSchema, list: z.object({ data: z.array(recordSchema), count: z.number().int() }).meta({ id: `${spec.label.replace(/ /g, '')}List` }) },
     fields: [...fieldNames, 'created_by'],
     build(input, context, family) {
+      if ((family.parts.get(spec.type)?.length ?? 0) >= RECORDS_PER_FILE_MAX) {
+        throw invalid(`${spec.label.toLowerCase()}: a mortgage file has at most ${RECORDS_PER_FILE_MAX} records of this kind`);
+      }
       const values: Record<string, unknown> = { ...spec.defaults };
       for (const name of fieldNames) {
         const value = emptyToNull(input[name] ?? null);

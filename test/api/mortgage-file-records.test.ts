@@ -466,6 +466,33 @@ describe('resources.md §7: incomes, bank accounts, obligations', () => {
     expect(status.body.borrowers).toEqual([expect.objectContaining({ id: file.borrowers[0].id, first_name: 'Dana' })]);
   });
 
+  test('a file holds at most 100 records of each kind (its answer shows them all, within one Lambda answer): the 101st is a 400 by any route, and nothing of that request is written', async () => {
+    const tenant = await runtime.organization();
+    const file = await createFile(tenant, { borrowers: [{ first_name: 'Dana', last_name: 'Cohen' }], incomes: Array.from({ length: 50 }, () => ({ income_type: 'salary', monthly_amount: 1 })) });
+    const borrower_id = file.borrowers[0].id;
+    // Notes of 5,000 characters that the answer escapes twice: the largest records of the kind.
+    const income = { borrower_id, income_type: 'salary', monthly_amount: 1, notes: '"\\'.repeat(2500) };
+    for (let batch = 0; batch < 2; batch++) {
+      expect((await call(tenant, 'PATCH', `/mortgage-files/${file.id}`, { incomes: Array.from({ length: 25 }, () => income) })).status).toBe(200);
+    }
+    const full = await call(tenant, 'GET', `/mortgage-files/${file.id}`);
+    expect(full.status).toBe(200);
+    expect(full.body.incomes).toHaveLength(100);
+    const etag = full.headers.get('etag');
+
+    const viaPart = await call(tenant, 'POST', `/mortgage-files/${file.id}/incomes`, income);
+    expect(viaPart.status).toBe(400);
+    expect(viaPart.body.details).toMatch(/at most 100/);
+    const viaFile = await call(tenant, 'PATCH', `/mortgage-files/${file.id}`, { property_city: 'Haifa', incomes: [income] });
+    expect(viaFile.status).toBe(400);
+    const after = await call(tenant, 'GET', `/mortgage-files/${file.id}`);
+    expect(after.body.incomes).toHaveLength(100);
+    expect(after.body.property_city).toBeNull();
+    expect(after.headers.get('etag')).toBe(etag);
+    // Other kinds have their own 100.
+    expect((await call(tenant, 'POST', `/mortgage-files/${file.id}/obligations`, { obligation_type: 'loan', monthly_payment: 1 })).status).toBe(201);
+  });
+
   test('a borrower write gives the file a new ETag, and If-Match on the file then fails', async () => {
     const tenant = await runtime.organization();
     const file = await createFile(tenant, { borrowers: [{ first_name: 'Dana', last_name: 'Cohen' }] });
