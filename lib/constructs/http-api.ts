@@ -10,6 +10,7 @@ import {
 } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -91,16 +92,26 @@ export class ServiceHttpApi extends Construct {
         description: `API resource group ${group}`,
         environment: { PUBLIC_BASE_URL: this.baseUrl },
       });
-      fn.grantTable(props.table, 'read-write');
+      // The fallback (JSON 404, OpenAPI) never calls DynamoDB: the table's name only, which the configuration requires in Lambda.
+      if (group === FALLBACK_GROUP) fn.addEnvironment('TABLE_NAME', props.table.tableName);
+      else fn.grantTable(props.table, 'read-write');
       props.groupAccess?.[group]?.(fn);
       this.functions.set(group, fn);
     }
 
     for (const route of API_ROUTES) this.addFunctionRoute(route.path, this.functions.get(route.group)!, [HttpMethod.ANY]);
+    const fallback = this.functions.get(FALLBACK_GROUP)!;
     new HttpRoute(this, 'DefaultRoute', {
       httpApi: this.api,
       routeKey: HttpRouteKey.DEFAULT,
-      integration: this.integrationFor(this.functions.get(FALLBACK_GROUP)!),
+      integration: this.integrationFor(fallback),
+    });
+    // API Gateway invokes `$default` as `<api>/<stage>/$default`, which the API-scoped permission
+    // (`<api>/*/*/*`: a stage, a method and a path) does not match: without this, every unknown
+    // path would be API Gateway's bare 500 instead of the fallback's JSON 404.
+    fallback.addPermission('DefaultRouteInvoke', {
+      principal: new ServicePrincipal('apigateway.amazonaws.com'),
+      sourceArn: Stack.of(this).formatArn({ service: 'execute-api', resource: this.api.apiId, resourceName: '*/$default' }),
     });
 
     // On the construct, so it also covers routes added later (the intake route).

@@ -106,6 +106,29 @@ describe('HTTP API (lib/constructs/http-api.ts) wired from shared/http/route-tab
     expect(routeTargetFunction('$default')).toBe(groupFunctionId(FALLBACK_GROUP));
   });
 
+  test('every route may invoke its function: the source ARN API Gateway presents matches one of the function\'s permissions ($default is `<api>/<stage>/$default`)', () => {
+    const apiId = Stack.of(stacks.stateless.httpApi.api).getLogicalId(stacks.stateless.httpApi.api.node.defaultChild as CfnFunction);
+    /** The part of a permission's SourceArn after the API id, as a pattern (`*` matches anything, `/` too, as IAM's ArnLike). */
+    const patternsOf = (functionId: string) =>
+      Object.values(template.findResources('AWS::Lambda::Permission', { Properties: { Principal: 'apigateway.amazonaws.com', FunctionName: arnOf(functionId) } }) as Record<string, Resource>).map(
+        (permission) => {
+          const parts = permission.Properties.SourceArn['Fn::Join'][1] as unknown[];
+          const at = parts.findIndex((part) => (part as { Ref?: string }).Ref === apiId);
+          expect(at).toBeGreaterThan(-1);
+          const suffix = parts.slice(at + 1).join('');
+          return new RegExp(`^${suffix.split('*').map((piece) => piece.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+        },
+      );
+    const invokes = (functionId: string, sourceSuffix: string) => patternsOf(functionId).some((pattern) => pattern.test(sourceSuffix));
+    expect(invokes(groupFunctionId(FALLBACK_GROUP), '/$default/$default')).toBe(true);
+    for (const route of API_ROUTES) {
+      const concretePath = route.path.replace(/\{[^}]+\}/g, '00000000-0000-4000-8000-000000000000');
+      expect([route.path, invokes(groupFunctionId(route.group), `/$default/GET${concretePath}`)]).toEqual([route.path, true]);
+    }
+    const intakeId = logicalId(stacks.stateless.intake.intakeFunction);
+    expect(invokes(intakeId, '/$default/POST/hooks/leads/token')).toBe(true);
+  });
+
   test('design §Shape: one Lambda per resource group, every route of a group sharing one integration and one API-scoped invoke permission', () => {
     const groups = new Set<FunctionGroup>([...API_ROUTES.map((route) => route.group), FALLBACK_GROUP]);
     expect(stacks.stateless.httpApi.functions.size).toBe(groups.size);
@@ -115,7 +138,8 @@ describe('HTTP API (lib/constructs/http-api.ts) wired from shared/http/route-tab
     const permissions = Object.values(template.findResources('AWS::Lambda::Permission', {
       Properties: { Principal: 'apigateway.amazonaws.com' },
     }) as Record<string, Resource>);
-    expect(permissions).toHaveLength(groups.size + 1);
+    // And the fallback's own for `$default` (see the test above).
+    expect(permissions).toHaveLength(groups.size + 2);
   });
 
   test('spec §4 intake: POST (and ANY, for the 405) /hooks/leads/{token} go to the intake function', () => {
@@ -223,12 +247,19 @@ describe('least privilege on the table', () => {
     }
   });
 
-  test('API functions reach the table and its named indexes only (Query on gsi1..gsiN), with TABLE_NAME set', () => {
+  test('API functions reach the table and its named indexes only (Query on gsi1..gsiN), with TABLE_NAME set; the fallback (JSON 404, OpenAPI) not at all', () => {
     const tableArn = tableExport('Arn');
     const indexArns = GLOBAL_INDEXES.map((index) => ({ 'Fn::Join': ['', [tableArn, `/index/${index.indexName}`]] }));
     const apiFunctionIds = [...stacks.stateless.httpApi.functions.values()].map(logicalId);
     for (const id of apiFunctionIds) {
       const dynamo = statementsOf(id).filter((statement) => asList(statement.Action).some((action: string) => action.startsWith('dynamodb:')));
+      expect(functions()[id].Properties.Environment.Variables.TABLE_NAME).toEqual({
+        'Fn::ImportValue': expect.stringContaining('MortgageService-Stateful:ExportsOutputRefTable'),
+      });
+      if (id === groupFunctionId(FALLBACK_GROUP)) {
+        expect(dynamo).toEqual([]);
+        continue;
+      }
       expect(dynamo).toEqual([
         {
           Effect: 'Allow',
@@ -246,9 +277,6 @@ describe('least privilege on the table', () => {
         },
         { Effect: 'Allow', Action: 'dynamodb:Query', Resource: indexArns },
       ]);
-      expect(functions()[id].Properties.Environment.Variables.TABLE_NAME).toEqual({
-        'Fn::ImportValue': expect.stringContaining('MortgageService-Stateful:ExportsOutputRefTable'),
-      });
     }
   });
 
@@ -322,7 +350,9 @@ describe('least privilege: every function\'s grants, pinned', () => {
     for (const [group, fn] of stacks.stateless.httpApi.functions) {
       // The webhooks API puts test pings and redeliveries on the queue; it schedules nothing.
       // The mortgage-files API creates, moves and deletes file reminders' schedules.
-      grants.set(logicalId(fn), group === 'webhooks' ? [tracing, ...table, enqueue] : group === 'mortgage-files' ? [tracing, ...table, ...reminderScheduling] : [tracing, ...table]);
+      // The fallback (JSON 404, OpenAPI) reads nothing.
+      const own = group === 'webhooks' ? [...table, enqueue] : group === 'mortgage-files' ? [...table, ...reminderScheduling] : group === FALLBACK_GROUP ? [] : table;
+      grants.set(logicalId(fn), [tracing, ...own]);
     }
     // scheduler-target: fires reminders and wakes overdue webhook deliveries (Scheduler invokes it with its own role).
     grants.set(logicalId(reminders.targetFunction), [tracing, ...table, enqueue]);
