@@ -76,6 +76,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       SQS_ENDPOINT: sqsEndpoint,
       DELIVERY_QUEUE_URL: deliveryQueue.url,
       SCHEDULER_MODE: 'local',
+      // Data that outlives the process: each transaction is committed before it is answered (shared/storage/dynamo-client.ts).
+      ...(options.dataDirectory ? { DYNAMODB_COMMIT_BARRIER: '1' } : {}),
     };
     configureService(settings);
     await ensureTable(endpoint, options.tableName);

@@ -43,6 +43,8 @@ const baseSchema = z.object({
   DYNAMODB_ENDPOINT: z.optional(z.url()),
   // Locally generous: DynamoDB Local under a test suite's load is slow.
   DYNAMODB_TIMEOUT_MS: dynamoDbTimeoutMs(30_000),
+  /** Local only: wait for DynamoDB Local to commit each transaction before answering (dynamo-client.ts). */
+  DYNAMODB_COMMIT_BARRIER: flag,
   DELIVERY_QUEUE_URL: z.optional(z.string()),
   SQS_ENDPOINT: z.optional(z.url()),
   SCHEDULER_GROUP_NAME: z.optional(z.string()),

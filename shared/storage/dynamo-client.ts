@@ -1,7 +1,8 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, GetItemCommand, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { configGeneration, getConfig } from '../config';
 import { assertWritable } from './read-only-scope';
+import { TABLE_PARTITION_KEY, TABLE_SORT_KEY } from './table-definition';
 
 /**
  * One DocumentClient per process. Every command sent through it is counted, so tests can assert
@@ -15,10 +16,12 @@ let roundTrips = 0;
 export function getDocumentClient(): DynamoDBDocumentClient {
   if (!documentClient || builtForGeneration !== configGeneration()) {
     documentClient?.destroy();
+    barrierClient?.destroy();
+    barrierClient = undefined;
     builtForGeneration = configGeneration();
     const config = getConfig();
     const endpoint = config.DYNAMODB_ENDPOINT;
-    const client = new DynamoDBClient({
+    const options: DynamoDBClientConfig = {
       region: config.AWS_REGION,
       ...(endpoint ? { endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
       maxAttempts: 3,
@@ -31,7 +34,8 @@ export function getDocumentClient(): DynamoDBDocumentClient {
         requestTimeout: config.DYNAMODB_TIMEOUT_MS,
         throwOnRequestTimeout: true,
       },
-    });
+    };
+    const client = new DynamoDBClient(options);
     // The SDK's logger middleware builds redacted copies of every input and output for its logger,
     // a no-op here, on every call: a measurable share of a request's CPU. Nothing reads them.
     client.middlewareStack.remove('loggerMiddleware');
@@ -43,11 +47,35 @@ export function getDocumentClient(): DynamoDBDocumentClient {
       },
       { step: 'initialize', name: 'countRoundTrips' },
     );
+    if (endpoint && config.DYNAMODB_COMMIT_BARRIER) client.middlewareStack.add(commitBarrier(options, config.TABLE_NAME), { step: 'initialize', name: 'localCommitBarrier' });
     documentClient = DynamoDBDocumentClient.from(client, {
       marshallOptions: { removeUndefinedValues: true, convertEmptyValues: false },
     });
   }
   return documentClient;
+}
+
+/**
+ * DynamoDB Local answers a `TransactWriteItems` before it commits: the engine puts the SQLite COMMIT
+ * on its one database thread and answers at once, so an engine killed in that moment loses a write
+ * the service had already answered 2xx. A read queued behind the commit on that thread returns only
+ * once the commit is done, so after each transaction one `GetItem` of a key that never exists is
+ * awaited (with a client of its own, so it is not a round trip of the operation). Only a local
+ * runtime whose data outlives it (`npm start` without `--in-memory`) turns this on; DynamoDB itself
+ * is durable when it answers.
+ */
+let barrierClient: DynamoDBClient | undefined;
+function commitBarrier(clientOptions: DynamoDBClientConfig, tableName: string) {
+  const key = { [TABLE_PARTITION_KEY]: { S: '#commit-barrier' }, [TABLE_SORT_KEY]: { S: '#commit-barrier' } };
+  return (next: (args: any) => Promise<any>, context: { commandName?: string }) =>
+    async (args: any) => {
+      const result = await next(args);
+      if (context.commandName === 'TransactWriteItemsCommand') {
+        barrierClient ??= new DynamoDBClient(clientOptions);
+        await barrierClient.send(new GetItemCommand({ TableName: tableName, Key: key, ConsistentRead: true }));
+      }
+      return result;
+    };
 }
 
 export function getTableName(): string {
@@ -62,4 +90,6 @@ export function dynamoRoundTrips(): number {
 export function resetDocumentClient(): void {
   documentClient?.destroy();
   documentClient = undefined;
+  barrierClient?.destroy();
+  barrierClient = undefined;
 }
