@@ -255,11 +255,12 @@ export async function claimDelivery(wake: DeliveryWake, leaseMs: number, now = D
   const values: Record<string, unknown> = {
     ':pending': 'pending',
     ':now': new Date(now).toISOString(),
-    ':nowMs': now,
     ':leaseUntil': now + leaseMs,
     ':leaseId': leaseId,
   };
-  let condition = '#status = :pending AND next_attempt_at <= :now AND (attribute_not_exists(lease_until) OR lease_until < :nowMs)';
+  // A lease is removed when its attempt is recorded: one still there is an attempt under way, or one
+  // whose worker stopped before recording it (claimed again below, counted).
+  let condition = '#status = :pending AND next_attempt_at <= :now AND attribute_not_exists(lease_until)';
   if (wake.attempt !== undefined) {
     condition += ' AND attempts = :attempt';
     values[':attempt'] = wake.attempt;
@@ -285,8 +286,50 @@ export async function claimDelivery(wake: DeliveryWake, leaseMs: number, now = D
     const delivery = deliveryFromItem(item);
     if (delivery.status !== 'pending') return { claimed: false, why: 'final' };
     if (wake.attempt !== undefined && delivery.attempts !== wake.attempt) return { claimed: false, why: 'stale', delivery };
-    if (typeof item.lease_until === 'number' && item.lease_until >= now) return { claimed: false, why: 'leased' };
+    if (typeof item.lease_until === 'number') {
+      if (item.lease_until >= now) return { claimed: false, why: 'leased' };
+      if (Date.parse(delivery.next_attempt_at ?? '') <= now) return claimInterrupted(wake, String(item.lease_id), leaseMs, now);
+    }
     return { claimed: false, why: 'early', delivery };
+  }
+}
+
+export const INTERRUPTED_ATTEMPT_ERROR = 'Attempt interrupted before its outcome was recorded';
+
+/**
+ * A delivery whose last claim expired without an outcome (its worker was killed or timed out
+ * between the claim and the record): that attempt may have reached the receiver, so it is counted
+ * (`attempts` + 1, `last_error` saying so) as the delivery is claimed again for the next one.
+ */
+async function claimInterrupted(wake: DeliveryWake, expiredLeaseId: string, leaseMs: number, now: number): Promise<ClaimResult> {
+  const leaseId = newId();
+  try {
+    const result = await getDocumentClient().send(
+      new UpdateCommand({
+        TableName: getTableName(),
+        Key: webhookKeys.delivery(wake.organization_id, wake.delivery_id),
+        UpdateExpression: 'SET lease_until = :leaseUntil, lease_id = :leaseId, attempts = attempts + :one, last_error = :interrupted, last_http_status = :none, updated_at = :at',
+        ConditionExpression: '#status = :pending AND lease_id = :expired AND lease_until < :nowMs',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':pending': 'pending',
+          ':expired': expiredLeaseId,
+          ':nowMs': now,
+          ':leaseUntil': now + leaseMs,
+          ':leaseId': leaseId,
+          ':one': 1,
+          ':interrupted': INTERRUPTED_ATTEMPT_ERROR,
+          ':none': null,
+          ':at': new Date(now).toISOString(),
+        },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return { claimed: true, delivery: deliveryFromItem(result.Attributes!), leaseId };
+  } catch (error) {
+    // Another worker claimed it first.
+    if (error instanceof ConditionalCheckFailedException) return { claimed: false, why: 'leased' };
+    throw error;
   }
 }
 

@@ -13,7 +13,7 @@ import { wakeDeliveryAt } from '../../shared/webhooks/wake-delivery';
 import { claimDelivery, completeAttempt } from '../../shared/webhooks/webhook-delivery.repository';
 import { startTestRuntime, type TestRuntime } from '../support/test-runtime';
 import { withConfiguration } from './configuration-override';
-import { eventually } from './receiver';
+import { eventually, startReceiver } from './receiver';
 
 // No event pipeline: nothing in the background touches DynamoDB (round trips are counted) or
 // consumes the queue (the test reads it). Insecure mode is off: the URL rules of spec §4 apply.
@@ -396,6 +396,30 @@ describe('the delivery worker (insecure mode off)', () => {
       localLambdaContext('webhook-delivery'),
     );
     expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: 'held' }] });
+  });
+
+  test('an attempt whose worker stopped between its claim and its record (a hard kill) is counted when the delivery is claimed again: attempts 2 after one more POST', async () => {
+    await withConfiguration({ WEBHOOKS_ALLOW_INSECURE: '1' }, async () => {
+      const tenant = await runtime.organization();
+      const receiver = await startReceiver(() => ({ status: 200 }));
+      try {
+        const { id } = (await create(tenant, { url: receiver.url })).body;
+        const ping = (await runtime.request('POST', `/webhooks/${id}/test`, { key: tenant.apiKey })).body;
+        const wake = { organization_id: tenant.organizationId, endpoint_id: id, delivery_id: ping.id, attempt: 0 };
+        // A worker claimed the first attempt (and may have posted it), then died: its lease runs out.
+        expect(await claimDelivery(wake, 1)).toMatchObject({ claimed: true });
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        expect(await deliveryHandler({ Records: [{ messageId: 'again', body: JSON.stringify(wake) } as SQSRecord] }, localLambdaContext('webhook-delivery'))).toEqual({ batchItemFailures: [] });
+        expect(receiver.requests).toHaveLength(1);
+        const log = (await runtime.request('GET', `/webhooks/${id}/deliveries`, { key: tenant.apiKey })).body;
+        expect(log.data[0]).toMatchObject({ id: ping.id, status: 'delivered', attempts: 2, last_http_status: 200 });
+        // The same wake again claims nothing: the delivery is final.
+        expect(await deliveryHandler({ Records: [{ messageId: 'late', body: JSON.stringify(wake) } as SQSRecord] }, localLambdaContext('webhook-delivery'))).toEqual({ batchItemFailures: [] });
+        expect(receiver.requests).toHaveLength(1);
+      } finally {
+        await receiver.close();
+      }
+    });
   });
 
   test('design: when an attempt was recorded but its wake for the next attempt may be lost, the returning message sends it', async () => {
