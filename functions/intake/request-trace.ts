@@ -39,7 +39,7 @@ export class RequestTrace {
       lead_id: this.leadId,
       created: this.created,
       duplicate_of: this.duplicateOf,
-      content_type: request.contentType ? request.contentType.split(';')[0].trim().slice(0, 100) : null,
+      content_type: loggedMediaType(request.contentType),
       body_bytes: request.body.length,
       duration_ms: Date.now() - request.receivedAt,
     });
@@ -67,4 +67,15 @@ export class RequestTrace {
     if (logItem) items.push(logItem);
     if (items.length > 0) await putItems(items);
   }
+}
+
+/**
+ * The media type of the request's Content-Type, lowercased, when it is one (`type/subtype` of token
+ * characters, at most 100): the header is the sender's free text, which must not carry personal data
+ * into the log (an address pasted there, say); anything else is logged as `unrecognized`.
+ */
+function loggedMediaType(contentType: string | undefined | null): string | null {
+  if (!contentType) return null;
+  const mediaType = contentType.split(';')[0].trim().toLowerCase();
+  return mediaType.length <= 100 && /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/.test(mediaType) ? mediaType : 'unrecognized';
 }

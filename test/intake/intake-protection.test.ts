@@ -330,7 +330,8 @@ describe('spec §4 request log', () => {
     const phone = uniquePhone();
     const email = uniqueEmail();
     const body = JSON.stringify({ name: 'Secret Person', phone, email });
-    await postIntake(runtime, intake.token, body, { headers: { 'content-type': 'application/json' } });
+    // A Content-Type of the sender's free text is not logged as sent.
+    await postIntake(runtime, intake.token, body, { headers: { 'content-type': `application/${email}` } });
     const timestamp = String(Math.floor(Date.now() / 1000));
     const signature = signatureFor(intake.signing_secret!, timestamp, body);
     const accepted = await postIntake(runtime, intake.token, body, {
@@ -342,7 +343,7 @@ describe('spec §4 request log', () => {
       intake_id: intake.intake_id, organization_id: tenant.organizationId, method: 'POST', status: 200, outcome: 'accepted', reason: null,
       lead_id: accepted.body.lead_id, created: true, content_type: 'application/json', body_bytes: Buffer.byteLength(body),
     });
-    expect(entries[1]).toMatchObject({ status: 401, outcome: 'rejected', reason: 'signature_missing', lead_id: null });
+    expect(entries[1]).toMatchObject({ status: 401, outcome: 'rejected', reason: 'signature_missing', lead_id: null, content_type: 'unrecognized' });
     expect(Date.parse(entries[0].received_at)).toBeGreaterThanOrEqual(Date.parse(entries[1].received_at));
     const text = JSON.stringify(entries);
     for (const secret of [phone, e164(phone), email, 'Secret Person', intake.token, intake.signing_secret!, signature]) {
