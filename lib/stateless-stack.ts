@@ -1,6 +1,7 @@
 import { CfnOutput, CrossStackReferences, Fn, ReferenceStrength, Stack, type StackProps } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
+import { ServiceAlarms } from './constructs/alarms';
 import { ServiceHttpApi } from './constructs/http-api';
 import { LeadIntake } from './constructs/intake';
 import { Reminders } from './constructs/reminders';
@@ -17,6 +18,7 @@ export class StatelessStack extends Stack {
   readonly webhooks: Webhooks;
   readonly intake: LeadIntake;
   readonly reminders: Reminders;
+  readonly alarms: ServiceAlarms;
 
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
     super(scope, id, props);
@@ -38,6 +40,22 @@ export class StatelessStack extends Stack {
       },
     });
     this.intake = new LeadIntake(this, 'Intake', { table, httpApi: this.httpApi });
+
+    const alarmEmail: unknown = this.node.tryGetContext('alarmEmail');
+    this.alarms = new ServiceAlarms(this, 'Alarms', {
+      deadLetterQueues: { DeliveryDeadLetterQueue: this.webhooks.deliveryDeadLetterQueue, StreamFailureQueue: this.webhooks.streamFailureQueue },
+      streamConsumer: this.webhooks.fanoutFunction,
+      functions: {
+        ...Object.fromEntries([...this.httpApi.functions].map(([group, fn]) => [group.replace(/(^|-)(\w)/g, (_match, _dash, letter: string) => letter.toUpperCase()), fn])),
+        Intake: this.intake.intakeFunction,
+        StreamFanout: this.webhooks.fanoutFunction,
+        WebhookDelivery: this.webhooks.deliveryFunction,
+        SchedulerTarget: this.reminders.targetFunction,
+      },
+      httpApi: this.httpApi.api,
+      email: typeof alarmEmail === 'string' && alarmEmail ? alarmEmail : undefined,
+    });
+    new CfnOutput(this, 'AlarmTopic', { value: this.alarms.topic.topicArn, description: 'Alarms are published here: subscribe, or deploy with -c alarmEmail=...' });
 
     new CfnOutput(this, 'ApiUrl', { value: this.httpApi.baseUrl, description: '{base_url}' });
     new CfnOutput(this, 'IntakeUrl', {

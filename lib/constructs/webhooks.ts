@@ -95,7 +95,10 @@ export class Webhooks extends Construct {
     );
     this.fanoutFunction.addEventSourceMapping('TableStream', {
       eventSourceArn: tableStreamArn,
-      startingPosition: StartingPosition.LATEST,
+      // From the oldest record kept (24 hours): a mapping created again (a replaced stack) reads the
+      // writes made meanwhile instead of skipping them. Nothing is sent twice: delivery ids are
+      // derived and put conditionally, and an endpoint gets only events after its activation.
+      startingPosition: StartingPosition.TRIM_HORIZON,
       batchSize: 100,
       // No batching window: Lambda polls each shard four times a second and invokes as soon as
       // records are there (a window of 1 s would add up to a second to every event's latency);

@@ -27,7 +27,7 @@ let stateful: Template;
 
 beforeAll(() => {
   outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'cdk-service-app-'));
-  app = new App({ outdir, context: { '@aws-cdk/core:validateAgainstDefaultRules': true } });
+  app = new App({ outdir, context: { '@aws-cdk/core:validateAgainstDefaultRules': true, alarmEmail: 'ops@example.com' } });
   stacks = addMortgageServiceStacks(app);
   app.synth();
   template = Template.fromStack(stacks.stateless);
@@ -465,7 +465,7 @@ describe('events and outbound webhooks (lib/constructs/webhooks.ts)', () => {
     const mapping = mappings[0].Properties;
     expect(mapping.EventSourceArn).toEqual(tableExport('StreamArn'));
     expect(mapping).toMatchObject({
-      StartingPosition: 'LATEST',
+      StartingPosition: 'TRIM_HORIZON',
       BatchSize: 100,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       BisectBatchOnFunctionError: true,
@@ -684,6 +684,41 @@ describe('lead intake (lib/constructs/intake.ts)', () => {
     const apiId = Stack.of(stacks.stateless).getLogicalId(stacks.stateless.httpApi.api.node.defaultChild as any);
     expect(outputs.ApiUrl.Value).toEqual({ 'Fn::GetAtt': [apiId, 'ApiEndpoint'] });
     expect(JSON.stringify(outputs.IntakeDirectUrl.Value)).toContain('FunctionUrl');
+  });
+});
+
+describe('alarms (lib/constructs/alarms.ts)', () => {
+  const alarms = () => Object.values(template.findResources('AWS::CloudWatch::Alarm') as Record<string, Resource>).map((alarm) => alarm.Properties);
+  const topicId = () => Stack.of(stacks.stateless).getLogicalId(stacks.stateless.alarms.topic.node.defaultChild as any);
+
+  test('one SNS topic (TLS only, encrypted) gets every alarm and its recovery; -c alarmEmail subscribes an address', () => {
+    template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: Match.anyValue() });
+    template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
+    });
+    template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@example.com', TopicArn: { Ref: topicId() } });
+    expect(alarms().length).toBeGreaterThan(0);
+    for (const alarm of alarms()) {
+      expect(alarm.AlarmActions).toEqual([{ Ref: topicId() }]);
+      expect(alarm.OKActions).toEqual([{ Ref: topicId() }]);
+      expect(alarm.TreatMissingData).toBe('notBreaching');
+    }
+  });
+
+  test('a message in either dead-letter queue, events lagging 5 minutes, any function error or throttle, and API 5xx are alarms', () => {
+    const stack = Stack.of(stacks.stateless);
+    const queueName = (queue: IConstruct) => ({ 'Fn::GetAtt': [stack.getLogicalId(queue.node.defaultChild as any), 'QueueName'] });
+    const on = (metric: string, dimension: unknown) => alarms().filter((alarm) => alarm.MetricName === metric && JSON.stringify(alarm.Dimensions).includes(JSON.stringify(dimension)));
+    for (const queue of [stacks.stateless.webhooks.deliveryDeadLetterQueue, stacks.stateless.webhooks.streamFailureQueue]) {
+      expect(on('ApproximateNumberOfMessagesVisible', queueName(queue))).toEqual([expect.objectContaining({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' })]);
+    }
+    const fanout = { Ref: logicalId(stacks.stateless.webhooks.fanoutFunction) };
+    expect(on('IteratorAge', fanout)).toEqual([expect.objectContaining({ Threshold: 300_000, Statistic: 'Maximum' })]);
+    for (const id of Object.keys(functions())) {
+      expect(on('Errors', { Ref: id })).toHaveLength(1);
+      expect(on('Throttles', { Ref: id })).toHaveLength(1);
+    }
+    expect(alarms().filter((alarm) => alarm.MetricName === '5xx' && alarm.Namespace === 'AWS/ApiGateway')).toHaveLength(1);
   });
 });
 
