@@ -47,7 +47,12 @@ export function perSchedulerMode<T>(
   return perConfiguration<T>((config) =>
     config.SCHEDULER_MODE === 'local'
       ? local()
-      : eventBridge(new SchedulerClient({ region: config.AWS_REGION }), configuredScheduleTarget(config, settings)),
+      : eventBridge(
+          // Bounded like the table's client in AWS: a stalled call fails (and is retried) well inside the
+          // function's timeout instead of holding the request until Lambda ends it.
+          new SchedulerClient({ region: config.AWS_REGION, maxAttempts: 3, requestHandler: { connectionTimeout: 1_000, requestTimeout: 2_000, throwOnRequestTimeout: true } }),
+          configuredScheduleTarget(config, settings),
+        ),
   );
 }
 

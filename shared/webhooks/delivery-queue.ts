@@ -23,7 +23,10 @@ export function getSqsClient(): SQSClient {
     const config = getConfig();
     client = new SQSClient({
       region: config.AWS_REGION,
-      ...(config.SQS_ENDPOINT ? { endpoint: config.SQS_ENDPOINT, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
+      ...(config.SQS_ENDPOINT
+        ? { endpoint: config.SQS_ENDPOINT, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
+        : // In AWS a stalled call fails (and is retried) well inside the function's timeout.
+          { maxAttempts: 3, requestHandler: { connectionTimeout: 1_000, requestTimeout: 2_000, throwOnRequestTimeout: true } }),
     });
   }
   return client;
