@@ -26,6 +26,10 @@ export interface ServiceHttpApiProps {
   groupAccess?: Partial<Record<FunctionGroup, GroupAccess>>;
 }
 
+/** The stage's default throttle (requests per second, steady and burst). */
+export const API_RATE_LIMIT = 1_000;
+export const API_BURST_LIMIT = 2_000;
+
 /** Access log fields: the route template, never the raw path (intake tokens are secrets). */
 const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
   JSON.stringify({
@@ -78,10 +82,20 @@ export class ServiceHttpApi extends Construct {
       retention: RetentionDays.ONE_MONTH,
       removalPolicy: RemovalPolicy.DESTROY,
     });
+    // A ceiling for the whole API, far above what the per-key limit (60 a minute) and the intake's
+    // (300 per 10 minutes per endpoint) let legitimate traffic reach, so a flood is refused by
+    // API Gateway (its own 429) before it takes the account's Lambda concurrency and the table's
+    // capacity. `-c apiRateLimit=... -c apiBurstLimit=...` change it.
+    const context = (name: string, fallback: number) => {
+      const value = Number(this.node.tryGetContext(name) ?? fallback);
+      if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer`);
+      return value;
+    };
     this.stage = new HttpStage(this, 'DefaultStage', {
       httpApi: this.api,
       stageName: '$default',
       autoDeploy: true,
+      throttle: { rateLimit: context('apiRateLimit', API_RATE_LIMIT), burstLimit: context('apiBurstLimit', API_BURST_LIMIT) },
       accessLogSettings: { destination: new LogGroupLogDestination(accessLogs), format: ACCESS_LOG_FORMAT },
     });
 

@@ -9,6 +9,7 @@ import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { addMortgageServiceStacks, type MortgageServiceStacks } from '../../lib/mortgage-service-app';
+import { API_BURST_LIMIT, API_RATE_LIMIT } from '../../lib/constructs/http-api';
 import { INTAKE_API_PATH } from '../../lib/constructs/intake';
 import { API_ROUTES, FALLBACK_GROUP, type FunctionGroup } from '../../shared/http/route-table';
 import { GLOBAL_INDEXES } from '../../shared/storage/table-definition';
@@ -684,6 +685,15 @@ describe('lead intake (lib/constructs/intake.ts)', () => {
     const apiId = Stack.of(stacks.stateless).getLogicalId(stacks.stateless.httpApi.api.node.defaultChild as any);
     expect(outputs.ApiUrl.Value).toEqual({ 'Fn::GetAtt': [apiId, 'ApiEndpoint'] });
     expect(JSON.stringify(outputs.IntakeDirectUrl.Value)).toContain('FunctionUrl');
+  });
+});
+
+describe('API throttling (lib/constructs/http-api.ts)', () => {
+  test('the $default stage has a default throttle, so a flood is refused by API Gateway before it takes Lambda concurrency', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      StageName: '$default',
+      DefaultRouteSettings: Match.objectLike({ ThrottlingRateLimit: API_RATE_LIMIT, ThrottlingBurstLimit: API_BURST_LIMIT }),
+    });
   });
 });
 
