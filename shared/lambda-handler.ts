@@ -1,12 +1,11 @@
 import middy from '@middy/core';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { Context } from 'aws-lambda';
-import { getLogger } from './logger';
+import { withInvocationLogger } from './logger';
 
 /**
  * Every function's handler goes through this: the logger carries the Lambda context (request id,
- * function name, cold start) on every line, as Powertools does it.
+ * function name, cold start) on every line (`withInvocationLogger`).
  */
 export function withLambdaContext<Event, Result>(handler: (event: Event, context: Context) => Promise<Result>) {
-  return middy<Event, Result, Error, Context>().use(injectLambdaContext(getLogger())).handler(handler);
+  return withInvocationLogger(middy<Event, Result, Error, Context>().handler(handler));
 }

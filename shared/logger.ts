@@ -1,4 +1,6 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { Logger } from '@aws-lambda-powertools/logger';
+import type { Context } from 'aws-lambda';
 import { configGeneration, getConfig } from './config';
 
 /**
@@ -7,12 +9,36 @@ import { configGeneration, getConfig } from './config';
  */
 let instance: Logger | undefined;
 let levelForGeneration = -1;
+/** The logger of the invocation running (`withInvocationLogger`), carrying its Lambda context. */
+const invocationLogger = new AsyncLocalStorage<Logger>();
+let coldStart = true;
 
-export function getLogger(): Logger {
+function processLogger(): Logger {
   instance ??= new Logger({ serviceName: 'mortgage-service', logLevel: getConfig().LOG_LEVEL });
   if (levelForGeneration !== configGeneration()) {
     levelForGeneration = configGeneration();
     instance.setLogLevel(getConfig().LOG_LEVEL);
   }
   return instance;
+}
+
+export function getLogger(): Logger {
+  return invocationLogger.getStore() ?? processLogger();
+}
+
+/**
+ * Runs one invocation with a logger of its own that carries its Lambda context (function name,
+ * request id, cold start) on every line. In Lambda a process serves one invocation at a time; the
+ * local runtime runs every function in one process, side by side, where a context added to one
+ * shared logger was overwritten by the next invocation's.
+ */
+export function withInvocationLogger<Event, Result>(handler: (event: Event, context: Context) => Promise<Result>) {
+  return (event: Event, context: Context): Promise<Result> => {
+    const logger = processLogger().createChild();
+    logger.addContext(context);
+    // A new logger takes its own first context for a cold start: only the process's first invocation is one.
+    logger.appendKeys({ cold_start: coldStart });
+    coldStart = false;
+    return invocationLogger.run(logger, () => handler(event, context));
+  };
 }

@@ -1,7 +1,6 @@
 import middy from '@middy/core';
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type * as z from 'zod';
 import { WriteAudit } from '../audit/write-audit';
 import { authenticateApiKey, knownIdentity, rateLimitHeaders, sameIdentity, type AuthContext } from '../auth/authenticate';
@@ -9,7 +8,7 @@ import { runReadOnly, WriteRefusedInReadOnlyScope } from '../storage/read-only-s
 import { actionForMethod, isAllowed, resourceForPath } from '../auth/permissions';
 import { isUuid } from '../ids';
 import { responseDeviations } from './response-check';
-import { getLogger } from '../logger';
+import { withInvocationLogger } from '../logger';
 import { parseJsonWithoutUnsafeKeys } from '../validation/safe-keys';
 import { withBlankStringsResolved } from '../validation/blank-strings';
 import { accessLog, errorMapper, normalize, route, stateOf, states, type ApiRequest, type PipelineState } from './api-pipeline';
@@ -206,14 +205,15 @@ function rateLimitState(): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxy
  * are mapped last of all.
  */
 export function createApiHandler(operations: Operation[]) {
-  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context>()
-    .use(injectLambdaContext(getLogger()))
-    .use(accessLog())
-    .use(rateLimitState())
-    .use(errorMapper())
-    .use(normalize(operations))
-    .use(route(operations))
-    .use(authenticate())
-    .use(authorize())
-    .handler(handle);
+  return withInvocationLogger(
+    middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context>()
+      .use(accessLog())
+      .use(rateLimitState())
+      .use(errorMapper())
+      .use(normalize(operations))
+      .use(route(operations))
+      .use(authenticate())
+      .use(authorize())
+      .handler(handle),
+  );
 }

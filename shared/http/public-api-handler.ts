@@ -1,7 +1,6 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { getLogger } from '../logger';
+import { withInvocationLogger } from '../logger';
 import { accessLog, errorMapper, normalize, route, states } from './api-pipeline';
 import type { Operation } from './operation';
 import { toApiGatewayResult } from './response';
@@ -32,11 +31,12 @@ export function createPublicApiHandler(operations: Operation[]) {
   if (unsupported.length > 0) {
     throw new Error(`createPublicApiHandler serves public operations without input only: ${unsupported.map((operation) => operation.operationId).join(', ')}`);
   }
-  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context>()
-    .use(injectLambdaContext(getLogger()))
-    .use(accessLog())
-    .use(errorMapper())
-    .use(normalize(operations))
-    .use(route(operations))
-    .handler(invokePublic);
+  return withInvocationLogger(
+    middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context>()
+      .use(accessLog())
+      .use(errorMapper())
+      .use(normalize(operations))
+      .use(route(operations))
+      .handler(invokePublic),
+  );
 }

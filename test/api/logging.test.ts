@@ -70,6 +70,18 @@ test('request logs are structured JSON with route, status and duration, and carr
   }
 });
 
+test('requests served side by side by several functions in one process: each line carries its own invocation\'s function name and request id; only the first invocation is a cold start', async () => {
+  const tenant = await runtime.organization();
+  const before = logged('stdout', 'request').length;
+  const routes = ['/leads', '/customers', '/contacts', '/tasks', '/mortgage-files', '/lists'];
+  await Promise.all(Array.from({ length: 4 }, () => routes.map((route) => runtime.request('GET', route, { key: tenant.apiKey }))).flat());
+  const lines = logged('stdout', 'request').slice(before);
+  expect(lines).toHaveLength(routes.length * 4);
+  for (const line of lines) expect(line.function_name).toBe(line.route.split('/')[1]);
+  expect(new Set(lines.map((line) => line.function_request_id)).size).toBe(lines.length);
+  expect(lines.every((line) => line.cold_start === false)).toBe(true);
+});
+
 test('fanout and delivery: warnings and errors go to stderr with the Lambda context and the error\'s name and first frames, never its message (which may quote data)', async () => {
   const tenant = await runtime.organization();
   const endpoint = await runtime.request('POST', '/webhooks', {
