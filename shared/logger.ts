@@ -42,3 +42,16 @@ export function withInvocationLogger<Event, Result>(handler: (event: Event, cont
     return invocationLogger.run(logger, () => handler(event, context));
   };
 }
+
+/**
+ * An error's stack frames (at most seven), for a log line: never its message, which may quote input
+ * values, on its first line or on any later one.
+ */
+export function stackFrames(error: unknown): string | undefined {
+  const stack = (error as Error | undefined)?.stack;
+  return stack
+    ?.split('\n')
+    .filter((line) => /^\s+at /.test(line))
+    .slice(0, 7)
+    .join('\n');
+}

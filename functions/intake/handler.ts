@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { withLambdaContext } from '../../shared/lambda-handler';
-import { getLogger } from '../../shared/logger';
+import { getLogger, stackFrames } from '../../shared/logger';
 import { INTAKE_HEADERS } from '../../shared/http/response';
 import { IntakeRejection, rejections } from './intake-rejection';
 import { readIntakeRequest } from './intake-request';
@@ -31,7 +31,7 @@ async function receive(event: APIGatewayProxyEventV2): Promise<APIGatewayProxySt
       getLogger().error('intake request failed', {
         intake_id: trace.endpoint?.intake_id,
         error_name: (error as Error).name,
-        frames: (error as Error).stack?.split('\n').slice(1, 8).join('\n'),
+        frames: stackFrames(error),
       });
       rejection = rejections.temporary();
     }

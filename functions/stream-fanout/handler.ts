@@ -1,7 +1,7 @@
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { streamChangeFromRecord } from '../../shared/events/stream-change';
 import { withLambdaContext } from '../../shared/lambda-handler';
-import { getLogger } from '../../shared/logger';
+import { getLogger, stackFrames } from '../../shared/logger';
 import { fanOutChanges } from './fan-out-change';
 
 /**
@@ -25,7 +25,7 @@ async function fanOutBatch(event: DynamoDBStreamEvent): Promise<DynamoDBBatchRes
       event_id: record.eventID,
       sequence_number: record.dynamodb?.SequenceNumber,
       errorName: (error as Error)?.name,
-      frames: (error as Error)?.stack?.split('\n').slice(1, 8).join('\n'),
+      frames: stackFrames(error),
     });
   });
   return { batchItemFailures: [{ itemIdentifier: event.Records[first].dynamodb?.SequenceNumber ?? '' }] };

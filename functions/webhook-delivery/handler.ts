@@ -1,6 +1,6 @@
 import type { SQSBatchItemFailure, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { withLambdaContext } from '../../shared/lambda-handler';
-import { getLogger } from '../../shared/logger';
+import { getLogger, stackFrames } from '../../shared/logger';
 import { deliveryWakeSchema } from '../../shared/webhooks/delivery-queue';
 import { attemptDelivery, batchEndpointReader } from './attempt-delivery';
 
@@ -36,7 +36,7 @@ async function deliverBatch(event: SQSEvent): Promise<SQSBatchResponse> {
     if (result.status === 'rejected') {
       // The message may quote data (a receiver's address, stored values); log the error's name and frames only.
       const error = result.reason as Error | undefined;
-      logger.error('webhook delivery failed', { message_id: messageId, errorName: error?.name, frames: error?.stack?.split('\n').slice(1, 8).join('\n') });
+      logger.error('webhook delivery failed', { message_id: messageId, errorName: error?.name, frames: stackFrames(error) });
       batchItemFailures.push({ itemIdentifier: messageId });
     } else if (result.value === 'retry_later') {
       batchItemFailures.push({ itemIdentifier: messageId });

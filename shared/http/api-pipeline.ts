@@ -2,7 +2,7 @@ import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { WriteAudit } from '../audit/write-audit';
 import type { AuthContext } from '../auth/authenticate';
-import { getLogger } from '../logger';
+import { getLogger, stackFrames } from '../logger';
 import { ApiError, methodNotAllowed, notFound } from './errors';
 import type { Operation } from './operation';
 import { COMMON_HEADERS, toApiGatewayResult } from './response';
@@ -25,6 +25,8 @@ export interface PipelineState {
   params: Record<string, string>;
   auth?: AuthContext;
   audit?: WriteAudit;
+  /** A refused request's stable `error` and `reason` (never `details`, which may quote input), for its access line. */
+  refusal?: { error: string; reason: string | null };
 }
 
 // Keyed by the event object: middy hands the handler the event, not the request.
@@ -69,13 +71,22 @@ export function errorMapper(): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayP
   return {
     onError: function mapError(request) {
       const error = request.error;
+      const state = states.get(request.event);
       if (error instanceof ApiError) {
-        request.response = toApiGatewayResult({ statusCode: error.status, body: error.toBody(), headers: error.options.headers });
+        const body = error.toBody();
+        if (state) state.refusal = { error: String(body.error), reason: typeof body.reason === 'string' ? body.reason : null };
+        request.response = toApiGatewayResult({ statusCode: error.status, body, headers: error.options.headers });
         return;
       }
-      // The message may quote input values; log the error's name and frames only. The answer is
-      // the spec's JSON body even when the logger itself cannot be had.
-      const fields = { errorName: error?.name, frames: error?.stack?.split('\n').slice(1, 8).join('\n') };
+      // The message may quote input values (on several lines, too); log the error's name, its stack
+      // frames only, and the route. The answer is the spec's JSON body even when the logger itself
+      // cannot be had.
+      const fields = {
+        errorName: error?.name,
+        frames: stackFrames(error),
+        method: state?.method,
+        route: state?.operation?.path ?? null,
+      };
       try {
         getLogger().error('Unhandled error', fields);
       } catch {
@@ -98,6 +109,7 @@ export function accessLog(): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayPro
       duration_ms: Date.now() - state.startedAt,
       key_id: state.auth?.keyId ?? null,
       organization_id: state.auth?.organizationId ?? null,
+      ...state.refusal,
     };
     try {
       getLogger().info('request', fields);

@@ -1,5 +1,6 @@
 import type { SQSRecord } from 'aws-lambda';
 import { localLambdaContext } from '../../local/lambda-context';
+import { stackFrames } from '../../shared/logger';
 import { getDocumentClient } from '../../shared/storage/dynamo-client';
 import { startTestRuntime, type TestRuntime } from '../support/test-runtime';
 import { readStreamRecords } from '../webhooks/stream-reader';
@@ -68,6 +69,32 @@ test('request logs are structured JSON with route, status and duration, and carr
   for (const secret of [...Object.values(personal), 'shira.private', tenant.apiKey, 'mms_wrong_key_value', 'not an email']) {
     expect(everything()).not.toContain(secret);
   }
+});
+
+test('a refused request\'s access line says why with the stable error and reason, never the details (which may quote input)', async () => {
+  const tenant = await runtime.organization();
+  const before = logged('stdout', 'request').length;
+  await runtime.request('GET', '/leads', { key: 'mms_wrong_key_value' });
+  await runtime.request('GET', '/leads');
+  await runtime.request('PATCH', '/leads/not-a-uuid', { key: tenant.apiKey, body: { email: 'quoted.input@example.com' } });
+  const lines = logged('stdout', 'request').slice(before);
+  expect(lines).toEqual([
+    expect.objectContaining({ status: 401, error: 'Unauthorized', reason: 'invalid_api_key' }),
+    expect.objectContaining({ status: 401, error: 'Unauthorized', reason: 'missing_api_key' }),
+    expect.objectContaining({ status: 400, error: 'Invalid id' }),
+  ]);
+  expect(lines[2].reason).toBeUndefined();
+  for (const line of lines) expect(line.details).toBeUndefined();
+  expect(everything()).not.toContain('quoted.input@example.com');
+});
+
+test('an error\'s frames for a log line never carry its message, not even the lines after the first', () => {
+  const error = new Error('first line\nsecond line with shira.private@example.com\n    at-looking but not a frame 054-987-6543');
+  const frames = stackFrames(error)!;
+  expect(frames.length).toBeGreaterThan(0);
+  expect(frames).not.toContain('shira.private');
+  expect(frames).not.toContain('054-987-6543');
+  for (const line of frames.split('\n')) expect(line).toMatch(/^\s+at /);
 });
 
 test('requests served side by side by several functions in one process: each line carries its own invocation\'s function name and request id; only the first invocation is a cold start', async () => {
