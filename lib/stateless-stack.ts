@@ -2,7 +2,7 @@ import { CfnOutput, CrossStackReferences, Fn, ReferenceStrength, Stack, type Sta
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
 import { ServiceAlarms } from './constructs/alarms';
-import { ServiceHttpApi } from './constructs/http-api';
+import { constructId, ServiceHttpApi } from './constructs/http-api';
 import { LeadIntake } from './constructs/intake';
 import { Reminders } from './constructs/reminders';
 import { Webhooks } from './constructs/webhooks';
@@ -46,7 +46,7 @@ export class StatelessStack extends Stack {
       deadLetterQueues: { DeliveryDeadLetterQueue: this.webhooks.deliveryDeadLetterQueue, StreamFailureQueue: this.webhooks.streamFailureQueue },
       streamConsumer: this.webhooks.fanoutFunction,
       functions: {
-        ...Object.fromEntries([...this.httpApi.functions].map(([group, fn]) => [group.replace(/(^|-)(\w)/g, (_match, _dash, letter: string) => letter.toUpperCase()), fn])),
+        ...Object.fromEntries([...this.httpApi.functions].map(([group, fn]) => [constructId(group), fn])),
         Intake: this.intake.intakeFunction,
         StreamFanout: this.webhooks.fanoutFunction,
         WebhookDelivery: this.webhooks.deliveryFunction,

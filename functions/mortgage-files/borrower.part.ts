@@ -171,9 +171,9 @@ export const borrowerPart = definePart({
   // `search_names`: the customer's names, kept on the link for the file's search.
   fields: ['customer_id', 'order_index', 'relationship', 'created_by', 'search_names'],
   order: byOrder,
+  maxPerParent: MAX_BORROWERS,
   async build(input, context, family, batch) {
     const siblings = siblingsOf(family, borrowerPart);
-    if (siblings.length >= MAX_BORROWERS) throw invalid(`borrowers: a mortgage file has at most ${MAX_BORROWERS} borrowers`);
     const resolved = (input as { [RESOLVED_CUSTOMER]?: StoredRecord })[RESOLVED_CUSTOMER];
     // The organization's templates are read once per request, alongside the customer's reads.
     const [customer] = await Promise.all([resolved ?? resolveBorrowerCustomer({ ...context, borrowerFileId: family.parent.id }, input, batch), activeDocumentTemplates(context)]);

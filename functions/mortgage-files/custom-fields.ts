@@ -14,7 +14,7 @@ import { entityKeys } from '../../shared/storage/keys';
 import { FREE_FORM_MAX_BYTES, MAX_AMOUNT, signedAmountSchema } from '../../shared/validation/bounded';
 import { calendarDate, FREE_TEXT_MAX, listValue, text } from '../../shared/validation/fields';
 import type { WriteContext } from '../../shared/write-context';
-import { mortgageFileEntity } from './mortgage-file.entity';
+import { mortgageFileEntity, requireFileOfPath } from './mortgage-file.entity';
 
 /**
  * resources.md §9.5: a file's custom-field values, addressed by the organization's `field_name`s.
@@ -174,7 +174,6 @@ async function setValues(context: WriteContext, fileId: string, input: Record<st
 }
 
 const path = `${mortgageFileEntity.path}/{id}/custom-fields`;
-const requireFile = ({ params, organizationId }: { params: Record<string, string>; organizationId: string }) => requireRecord(mortgageFileEntity, organizationId, params.id);
 
 export const customFieldOperations: Operation[] = [
   defineOperation({
@@ -200,11 +199,11 @@ export const customFieldOperations: Operation[] = [
       versioned: true,
       response: { status: 200, description: 'Custom fields and values, as GET', schema: customFieldValuesSchema },
       errors: [400, 404],
-      requirePath: requireFile,
+      requirePath: requireFileOfPath,
       handle: async (input) => {
         const values = (input.body as z.infer<typeof setCustomFieldsSchema>).values;
         if (!values || Object.keys(values).length === 0) {
-          await requireFile({ params: input.params, organizationId: input.auth.organizationId });
+          await requireFileOfPath({ params: input.params, organizationId: input.auth.organizationId });
           throw noUpdatableFields();
         }
         return setValues(writeContextOf(input), input.params.id, values);

@@ -78,10 +78,8 @@ function recordPart(spec: RecordPartSpec): PartDefinition {
     names: spec.names,
     schemas: { create: createSchema, update: updateSchema, record: recordSchema, list: z.object({ data: z.array(recordSchema), count: z.number().int() }).meta({ id: `${spec.label.replace(/ /g, '')}List` }) },
     fields: [...fieldNames, 'created_by'],
+    maxPerParent: RECORDS_PER_FILE_MAX,
     build(input, context, family) {
-      if ((family.parts.get(spec.type)?.length ?? 0) >= RECORDS_PER_FILE_MAX) {
-        throw invalid(`${spec.label.toLowerCase()}: a mortgage file has at most ${RECORDS_PER_FILE_MAX} records of this kind`);
-      }
       const values: Record<string, unknown> = { ...spec.defaults };
       for (const name of fieldNames) {
         const value = emptyToNull(input[name] ?? null);

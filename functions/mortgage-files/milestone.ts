@@ -15,7 +15,7 @@ import { calendarDate, FREE_TEXT_MAX, listValue, recordId, text } from '../../sh
 import { applyMilestoneDueDates, chargeChild, planMilestoneDueDates } from './charge.child';
 import { timelinePut } from './file-rows';
 import { freshRow, israelDay, milestoneRowChild, readMilestoneRow, templateMatches } from './milestone-rows';
-import { mortgageFileEntity } from './mortgage-file.entity';
+import { mortgageFileEntity, requireFileOfPath } from './mortgage-file.entity';
 import { addDays } from './money';
 
 /**
@@ -210,7 +210,7 @@ export const milestoneOperations: Operation[] = [
     query: milestoneQuerySchema,
     response: { status: 200, description: 'Milestone rows (unpaged)', schema: milestoneListSchema },
     errors: [400, 404],
-    requirePath: ({ params, organizationId }) => requireRecord(mortgageFileEntity, organizationId, params.id),
+    requirePath: requireFileOfPath,
     handle: async ({ auth, params, query }) => {
       const data = await listMilestones(auth.organizationId, params.id, (query as { include_removed?: string }).include_removed === 'true');
       return list(data, data.length);
@@ -225,7 +225,7 @@ export const milestoneOperations: Operation[] = [
     versioned: true,
     response: { status: 200, description: 'The milestone row', schema: milestoneRowSchema },
     errors: [400, 404],
-    requirePath: ({ params, organizationId }) => requireRecord(mortgageFileEntity, organizationId, params.id),
+    requirePath: requireFileOfPath,
     handle: async (input) => ok(await recordProgress(writeContextOf(input), input.params.id, input.body as ProgressBody)),
   }),
 ];

@@ -5,7 +5,7 @@ import { newId, nowIso } from '../../shared/ids';
 import { findStatus, getOrganization, takeNextFileNumber, type Organization } from '../../shared/organizations/organization.repository';
 import { findActiveUser } from '../../shared/organizations/user.repository';
 import { defineEntity, type StoredRecord } from '../../shared/resources/entity';
-import { getRecord, holdRecord } from '../../shared/resources/entity.repository';
+import { getRecord, holdRecord, requireRecord } from '../../shared/resources/entity.repository';
 import { getDocumentClient, getTableName } from '../../shared/storage/dynamo-client';
 import { entityKeys, type ItemKey } from '../../shared/storage/keys';
 import type { TransactItem } from '../../shared/storage/transactions';
@@ -272,3 +272,7 @@ export const mortgageFileEntity = defineEntity({
     return items;
   },
 });
+
+/** The file a `/mortgage-files/{id}/...` path names (an operation's `requirePath`: its 404 comes before the body and query). */
+export const requireFileOfPath = ({ params, organizationId }: { params: Record<string, string>; organizationId: string }) =>
+  requireRecord(mortgageFileEntity, organizationId, params.id);

@@ -5,8 +5,7 @@ import { readChildren } from '../../shared/resources/child-collection';
 import { ordered, requireFamily, siblingsOf } from '../../shared/resources/child-entity';
 import type { StoredRecord } from '../../shared/resources/entity';
 import { DEFAULT_DOCUMENT_STATUS, documentStatusChild, documentStatusSchema } from './document-status.child';
-import { mortgageFileEntity } from './mortgage-file.entity';
-import { requireRecord } from '../../shared/resources/entity.repository';
+import { mortgageFileEntity, requireFileOfPath } from './mortgage-file.entity';
 import { requirementPart } from './requirement.part';
 
 /**
@@ -81,7 +80,7 @@ export const requiredDocumentOperations: Operation[] = [
     query: querySchema,
     response: { status: 200, description: 'Requirements and unlinked statuses; count is the number of requirements returned', schema: requiredDocumentsSchema },
     errors: [400, 404],
-    requirePath: ({ params, organizationId }) => requireRecord(mortgageFileEntity, organizationId, params.id),
+    requirePath: requireFileOfPath,
     handle: async ({ auth, params, query }) => {
       const data = await readRequiredDocuments(auth.organizationId, params.id, (query as z.infer<typeof querySchema>).include_dismissed === 'true');
       return ok({ data, count: data.requirements.length });

@@ -4,7 +4,7 @@ import { pagingQuerySchema, parsePaging } from '../../shared/http/list-query';
 import { list, ok } from '../../shared/http/response';
 import { getOrganization } from '../../shared/organizations/organization.repository';
 import { activeStatuses, statusItemSchema } from '../../shared/organizations/system-statuses';
-import { deleteRecord, listRecordRows, listRecords, requireRecord } from '../../shared/resources/entity.repository';
+import { deleteRecord, listRecordRows, listRecords } from '../../shared/resources/entity.repository';
 import { listQuerySchema, resourceOperations, writeContextOf } from '../../shared/resources/crud-operations';
 import { createFileWithRecords, createMortgageFileSchema, mortgageFileSchema, readFile, updateFileWithRecords, updateMortgageFileWithRecordsSchema } from './file-with-records';
 import { borrowerPart } from './borrower.part';
@@ -31,6 +31,7 @@ import { milestoneOperations } from './milestone';
 import {
   changeMortgageFileStatusSchema,
   mortgageFileEntity,
+  requireFileOfPath,
   STATUS_HISTORY_ROW,
   STATUS_NOTES,
   statusHistoryRowSchema,
@@ -74,7 +75,7 @@ export const mortgageFileOperations: Operation[] = [
     versioned: true,
     response: { status: 200, description: 'The updated file', schema: mortgageFileSchema },
     errors: [400, 404],
-    requirePath: ({ params, organizationId }) => requireRecord(mortgageFileEntity, organizationId, params.id),
+    requirePath: requireFileOfPath,
     handle: async (input) => {
       const body = input.body as z.infer<typeof changeMortgageFileStatusSchema>;
       const change = { status: body.status, [STATUS_NOTES]: body.notes === '' ? null : (body.notes ?? null) };

@@ -12,7 +12,7 @@ import type { StoredRecord } from '../../shared/resources/entity';
 import { requireRecord } from '../../shared/resources/entity.repository';
 import { WriteBatch } from '../../shared/resources/write-batch';
 import { recordId } from '../../shared/validation/fields';
-import { mortgageFileEntity } from './mortgage-file.entity';
+import { mortgageFileEntity, requireFileOfPath } from './mortgage-file.entity';
 
 /**
  * resources.md §9.3: the users watching a file. A row's id is a UUIDv5 of (file, user), so "one row
@@ -99,7 +99,7 @@ const watchOperation = defineOperation({
   versioned: true,
   response: { status: 201, description: 'The new watcher row', schema: watcherSchema, alsoStatus: { status: 200, description: 'The row the user already had' } },
   errors: [400, 404],
-  requirePath: ({ params, organizationId }) => requireRecord(mortgageFileEntity, organizationId, params.id),
+  requirePath: requireFileOfPath,
   handle: async (input) => {
     const context = writeContextOf(input);
     const fileId = input.params.id;

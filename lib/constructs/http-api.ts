@@ -45,7 +45,8 @@ const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
   }),
 );
 
-function constructId(group: string): string {
+/** A group name as a construct id (`mortgage-files` → `MortgageFiles`). */
+export function constructId(group: string): string {
   return group
     .split('-')
     .map((word) => word.charAt(0).toUpperCase() + word.slice(1))

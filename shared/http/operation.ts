@@ -52,8 +52,9 @@ export interface Operation<BodySchema extends z.ZodType = z.ZodType, QuerySchema
   versioned?: boolean;
   errors?: number[];
   /**
-   * Path ids come before the body (resources.md §1 "Order of checks"): when the body is invalid,
-   * this looks the path's record up and throws its 404 when it is missing or another organization's.
+   * Path ids come before the body and the query (resources.md §1 "Order of checks"): when either is
+   * invalid, this looks the path's record up and throws its 404 when it is missing or another
+   * organization's.
    */
   requirePath?(input: { params: Record<string, string>; organizationId: string }): Promise<unknown>;
   handle(input: OperationInput<z.infer<BodySchema>, z.infer<QuerySchema>>): Promise<HttpResult>;

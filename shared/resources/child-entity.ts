@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { noUpdatableFields, recordNotFound } from '../http/errors';
+import { noUpdatableFields, recordNotFound, validationFailed } from '../http/errors';
 import { pagingQuerySchema, parsePaging } from '../http/list-query';
 import type { Operation } from '../http/operation';
 import { assertAnswerPrecondition, storedVersion, taggedAnswers, versionOf, withVersion } from '../http/record-version';
@@ -39,6 +39,11 @@ export interface PartDefinition {
   fields: string[];
   /** The order of the collection: default newest first. */
   order?(a: StoredRecord, b: StoredRecord): number;
+  /**
+   * At most this many on one parent (a 400 beyond, by any route): the parent's answer shows them all,
+   * and one Lambda answers at most 6 MB.
+   */
+  maxPerParent?: number;
   build(input: Record<string, unknown>, context: WriteContext, family: Family, batch: WriteBatch): Promise<Record<string, unknown>> | Record<string, unknown>;
   /** The changed fields of an update (an empty object: nothing to write). */
   change(current: StoredRecord, input: Record<string, unknown>, context: WriteContext, family: Family, batch: WriteBatch): Promise<Record<string, unknown>> | Record<string, unknown>;
@@ -177,6 +182,10 @@ export async function planPartCreate(
   /** `id`: the id planned for it before (a write planned again); `parentAttributes`: more to set on the parent's move. */
   options: { id?: string; parentAttributes?: Record<string, unknown> } = {},
 ): Promise<StoredRecord> {
+  if (part.maxPerParent !== undefined && siblingsOf(family, part).length >= part.maxPerParent) {
+    const plural = part.segment.replace(/-/g, ' ');
+    throw validationFailed(`${part.segment}: a ${part.parent.label.toLowerCase()} has at most ${part.maxPerParent} ${plural}`);
+  }
   const fields = await part.build(input, context, family, batch);
   const now = nowIso();
   const record = withVersion(

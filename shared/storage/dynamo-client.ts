@@ -55,6 +55,9 @@ export function getDocumentClient(): DynamoDBDocumentClient {
   return documentClient;
 }
 
+/** The commit barrier's own client (`commitBarrier`): its reads are not round trips of an operation. */
+let barrierClient: DynamoDBClient | undefined;
+
 /**
  * DynamoDB Local answers a `TransactWriteItems` before it commits: the engine puts the SQLite COMMIT
  * on its one database thread and answers at once, so an engine killed in that moment loses a write
@@ -64,7 +67,6 @@ export function getDocumentClient(): DynamoDBDocumentClient {
  * runtime whose data outlives it (`npm start` without `--in-memory`) turns this on; DynamoDB itself
  * is durable when it answers.
  */
-let barrierClient: DynamoDBClient | undefined;
 function commitBarrier(clientOptions: DynamoDBClientConfig, tableName: string) {
   const key = { [TABLE_PARTITION_KEY]: { S: '#commit-barrier' }, [TABLE_SORT_KEY]: { S: '#commit-barrier' } };
   return (next: (args: any) => Promise<any>, context: { commandName?: string }) =>

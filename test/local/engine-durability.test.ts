@@ -5,7 +5,8 @@ import path from 'node:path';
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { startDynamoDbLocal, type DynamoDbLocalProcess } from '../../local/dynamodb-local';
 import { ensureTable } from '../../local/table';
-import { configureService } from '../../shared/config';
+import { startRuntime } from '../../local/runtime';
+import { configureService, getConfig } from '../../shared/config';
 import { getDocumentClient, resetDocumentClient } from '../../shared/storage/dynamo-client';
 import { freePort } from '../support/free-port';
 
@@ -18,12 +19,12 @@ import { freePort } from '../support/free-port';
 const TABLE = 'durability';
 const ITEMS = 8;
 let engine: DynamoDbLocalProcess | undefined;
-let dataDirectory: string;
+let dataDirectory: string | undefined;
 
 afterAll(async () => {
   await engine?.stop();
   resetDocumentClient();
-  rmSync(dataDirectory, { recursive: true, force: true });
+  if (dataDirectory) rmSync(dataDirectory, { recursive: true, force: true });
 });
 
 const portClosed = (port: number) =>
@@ -80,3 +81,23 @@ test('SIGKILL of the engine right after transactions were answered: every answer
   }
   expect(missing).toEqual([]);
 }, 120_000);
+
+test('the local runtime waits for commits only when its data outlives it (npm start; never with --in-memory)', async () => {
+  for (const [dataDirectory, expected] of [[mkdtempSync(path.join(os.tmpdir(), 'runtime-data-')), true], [undefined, false]] as const) {
+    const runtime = await startRuntime({
+      port: 0,
+      intakeDirectPort: 0,
+      tableName: `barrier-${expected}`,
+      dynamoDbEndpoint: process.env.TEST_DYNAMODB_ENDPOINT,
+      sqsEndpoint: process.env.TEST_SQS_ENDPOINT,
+      dataDirectory,
+      events: false,
+    });
+    try {
+      expect(getConfig().DYNAMODB_COMMIT_BARRIER).toBe(expected);
+    } finally {
+      await runtime.stop();
+      if (dataDirectory) rmSync(dataDirectory, { recursive: true, force: true });
+    }
+  }
+});
