@@ -306,10 +306,14 @@ export async function updateFileWithRecords(context: WriteContext, id: string, b
     const updated = hasScalar ? await planUpdate(mortgageFileEntity, context, current, scalar, batch) : current;
     let partsChanged = false;
     for (const { field, part } of sent) {
+      const named = new Set<string>();
       for (const [index, input] of arrayOf(body, field).entries()) {
         const { id: recordId, ...fields } = input;
         await at(`${field}[${index}]`, async () => {
           if (typeof recordId === 'string') {
+            // One change per record: two entries for one id would be two writes of one item in the transaction.
+            if (named.has(recordId)) throw badRequest('Validation failed', { details: `id: the same record appears twice` });
+            named.add(recordId);
             const existing = siblingsOf(family, part as PartDefinition).find((record) => record.id === recordId);
             if (!existing) throw badRequest('Validation failed', { details: `id: not a record of this mortgage file` });
             const after = await planPartUpdate(part, partContext, family, existing, fields, batch, false);
