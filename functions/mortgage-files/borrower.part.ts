@@ -2,11 +2,12 @@ import * as z from 'zod';
 import { isAllowed } from '../../shared/auth/permissions';
 import { conflict, forbidden, noUpdatableFields, validationFailed as invalid } from '../../shared/http/errors';
 import { planChildRewrite, readChildren } from '../../shared/resources/child-collection';
-import { definePart, partsOf, planPartDelete, siblingsOf, type Family } from '../../shared/resources/child-entity';
+import { definePart, partsOf, planParentVersionMove, planPartDelete, siblingsOf, type Family, type PartDefinition } from '../../shared/resources/child-entity';
 import type { StoredRecord } from '../../shared/resources/entity';
 import { assertUniqueValuesFree, getRecord, getRecords, planCreate, planUpdate, sameValue, uniqueValueHolder } from '../../shared/resources/entity.repository';
 import { VersionConflict, WriteBatch } from '../../shared/resources/write-batch';
 import { entityKeys } from '../../shared/storage/keys';
+import { TRANSACTION_ITEMS_MAX } from '../../shared/storage/transaction-limit';
 import { integerSchema } from '../../shared/validation/bounded';
 import { emptyToNull, listValue, recordId } from '../../shared/validation/fields';
 import type { WriteContext } from '../../shared/write-context';
@@ -18,6 +19,30 @@ import { mortgageFileEntity } from './mortgage-file.entity';
 import { activeDocumentTemplates, borrowerTemplates, planRequirements, REQUIREMENT_TYPE } from './requirement.part';
 
 export const MAX_BORROWERS = 10;
+
+/** What a borrower's delete writes besides its records and statuses: the borrower, the file's version, the write log. */
+const DELETE_OWN_ITEMS = 3;
+
+/**
+ * A borrower whose records do not fit its delete's one transaction (up to 100 incomes, 100 bank
+ * accounts and 100 obligations a file): its incomes, bank accounts and obligations are deleted
+ * ahead, a transaction's worth at a time, each with the file's version move, so every step leaves
+ * a file as coherent as deleting them one by one would. The delete then reads the file again
+ * (VersionConflict) and ends with what is left: its requirements, statuses and the borrower.
+ * Nothing else reads these rows' absence as a change: files send no update event.
+ */
+async function deleteRecordsAhead(owned: Array<{ part: PartDefinition; record: StoredRecord }>, statusCount: number, context: WriteContext, family: Family): Promise<void> {
+  if (owned.length + statusCount + DELETE_OWN_ITEMS <= TRANSACTION_ITEMS_MAX) return;
+  const records = owned.filter(({ part }) => part.type !== REQUIREMENT_TYPE);
+  // When even the rest would not fit, nothing is deleted ahead: the delete is refused whole (409).
+  if (owned.length - records.length + statusCount + DELETE_OWN_ITEMS > TRANSACTION_ITEMS_MAX) return;
+  const ahead = records.slice(0, TRANSACTION_ITEMS_MAX - 1);
+  const batch = new WriteBatch();
+  for (const { part, record } of ahead) planPartDelete(part, context, family, record, batch, false);
+  planParentVersionMove(mortgageFileEntity, family, batch);
+  await batch.commit();
+  throw new VersionConflict();
+}
 /** Input key of a customer resolved (and its writes planned) before the borrower is planned: a file created with its borrowers. */
 export const RESOLVED_CUSTOMER = Symbol('resolved customer');
 /** Customers already read or planned in this request, so answering needs no read of them. */
@@ -218,16 +243,18 @@ export const borrowerPart = definePart({
       throw conflict('Main borrower', { details: 'The main borrower cannot be removed while the file has other borrowers' });
     }
     // The borrower's incomes, bank accounts, obligations and requirements go with it (resources.md §6).
-    const gone = new Set<unknown>([record.id]);
-    for (const part of partsOf(mortgageFileEntity).filter((candidate) => OWNED_BY_BORROWER.has(candidate.type))) {
-      for (const owned of siblingsOf(family, part).filter((candidate) => candidate.borrower_id === record.id)) {
-        planPartDelete(part, context, family, owned, batch, false);
-        gone.add(owned.id);
-      }
-    }
-    // Its document statuses stay, no longer linked to it or its requirements (§9.8 unlinked_statuses), in the same write.
+    const owned = partsOf(mortgageFileEntity)
+      .filter((candidate) => OWNED_BY_BORROWER.has(candidate.type))
+      .flatMap((part) => siblingsOf(family, part).filter((candidate) => candidate.borrower_id === record.id).map((ownedRecord) => ({ part, record: ownedRecord })));
     const { documentStatusChild } = await import('./document-status.child');
     const statuses = await readChildren(documentStatusChild, context.organizationId, family.parent.id, true);
+    await deleteRecordsAhead(owned, statuses.length, context, family);
+    const gone = new Set<unknown>([record.id]);
+    for (const { part, record: ownedRecord } of owned) {
+      planPartDelete(part, context, family, ownedRecord, batch, false);
+      gone.add(ownedRecord.id);
+    }
+    // Its document statuses stay, no longer linked to it or its requirements (§9.8 unlinked_statuses), in the same write.
     for (const status of statuses.filter((row) => gone.has(row.borrower_id) || gone.has(row.requirement_id))) {
       planChildRewrite(documentStatusChild, status, { requirement_id: null, borrower_id: null }, batch, context);
     }

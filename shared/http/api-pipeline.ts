@@ -3,7 +3,8 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import type { WriteAudit } from '../audit/write-audit';
 import type { AuthContext } from '../auth/authenticate';
 import { getLogger, stackFrames } from '../logger';
-import { ApiError, methodNotAllowed, notFound } from './errors';
+import { TRANSACTION_ITEMS_MAX, TransactionTooLarge } from '../storage/transaction-limit';
+import { ApiError, conflict, methodNotAllowed, notFound } from './errors';
 import type { Operation } from './operation';
 import { COMMON_HEADERS, toApiGatewayResult } from './response';
 import { matchPath } from './route-table';
@@ -66,12 +67,18 @@ export function route(operations: Operation[]): MiddlewareObj<APIGatewayProxyEve
   };
 }
 
+/** A change that would write more records at once than one transaction holds: a state the client can change, so a 409. */
+const tooManyRecords = (error: TransactionTooLarge) =>
+  conflict('Too many records', {
+    details: `This change would write ${error.itemCount} records at once, more than the ${TRANSACTION_ITEMS_MAX} one write can hold; nothing was saved. Remove some of the records it includes first`,
+  });
+
 /** The one error policy, last in the chain: typed errors keep their body, anything else is a bare 500. */
 export function errorMapper(): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> {
   return {
     onError: function mapError(request) {
-      const error = request.error;
       const state = states.get(request.event);
+      const error = request.error instanceof TransactionTooLarge ? tooManyRecords(request.error) : request.error;
       if (error instanceof ApiError) {
         const body = error.toBody();
         if (state) state.refusal = { error: String(body.error), reason: typeof body.reason === 'string' ? body.reason : null };

@@ -1,6 +1,8 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { getDocumentClient } from './dynamo-client';
+import { TRANSACTION_ITEMS_MAX, TransactionTooLarge } from './transaction-limit';
+
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -31,6 +33,9 @@ export function conflictBackoff(attempt: number): Promise<void> {
  * are cancelled by DynamoDB with `TransactionConflict`; those are retried with jittered backoff.
  */
 export async function transactWrite(items: TransactItem[]): Promise<void> {
+  // DynamoDB refuses a larger transaction with a ValidationException; the paths that can grow that
+  // far split their work before they get here, and anything left is the client's 409, never a 500.
+  if (items.length > TRANSACTION_ITEMS_MAX) throw new TransactionTooLarge(items.length);
   for (let attempt = 0; ; attempt++) {
     try {
       await getDocumentClient().send(new TransactWriteCommand({ TransactItems: items }));

@@ -301,6 +301,30 @@ describe('resources.md §6: borrower routes', () => {
     expect((await call(tenant, 'DELETE', `/mortgage-files/${file.id}/borrowers/${main.id}`)).status).toBe(200);
   });
 
+  test('a borrower with more records than one transaction holds is deleted with all of them; the other borrower keeps its own', async () => {
+    const tenant = await runtime.organization();
+    const file = await createFile(tenant, { borrowers: [{ first_name: 'Dana', last_name: 'Cohen' }, { first_name: 'Avi', last_name: 'Cohen' }] });
+    const [main, second] = file.borrowers;
+    expect((await call(tenant, 'POST', `/mortgage-files/${file.id}/incomes`, { borrower_id: main.id, income_type: 'salary', monthly_amount: 7 })).status).toBe(201);
+    // 99 incomes (the file's 100th is the main borrower's) and 100 obligations, 25 a request.
+    const incomes = Array.from({ length: 25 }, () => ({ borrower_id: second.id, income_type: 'salary', monthly_amount: 1 }));
+    const obligations = Array.from({ length: 25 }, () => ({ borrower_id: second.id, obligation_type: 'loan', monthly_payment: 1 }));
+    for (let batch = 0; batch < 4; batch++) {
+      expect((await call(tenant, 'PATCH', `/mortgage-files/${file.id}`, { incomes: incomes.slice(batch === 3 ? 1 : 0) })).status).toBe(200);
+      expect((await call(tenant, 'PATCH', `/mortgage-files/${file.id}`, { obligations })).status).toBe(200);
+    }
+    expect((await call(tenant, 'PATCH', `/mortgage-files/${file.id}`, { bank_accounts: [{ borrower_id: second.id, bank_code: '10' }, { borrower_id: main.id, bank_code: '10' }] })).status).toBe(200);
+
+    const removed = await call(tenant, 'DELETE', `/mortgage-files/${file.id}/borrowers/${second.id}`);
+    expect(removed.status).toBe(200);
+    const read = await call(tenant, 'GET', `/mortgage-files/${file.id}`);
+    expect(read.body.borrowers.map((borrower: Body) => borrower.id)).toEqual([main.id]);
+    expect(read.body.incomes.map((income: Body) => [income.borrower_id, income.monthly_amount])).toEqual([[main.id, 7]]);
+    expect(read.body.obligations).toEqual([]);
+    expect(read.body.bank_accounts.map((account: Body) => account.borrower_id)).toEqual([main.id]);
+    expect((await call(tenant, 'GET', `/mortgage-files/${file.id}/borrowers/${second.id}`)).status).toBe(404);
+  });
+
   test('a new order_index moves is_main; order_index and relationship are validated', async () => {
     const tenant = await runtime.organization();
     const file = await createFile(tenant, { borrowers: [{ first_name: 'Dana', last_name: 'Cohen' }, { first_name: 'Avi', last_name: 'Cohen' }] });
@@ -450,6 +474,12 @@ describe('resources.md §7: incomes, bank accounts, obligations', () => {
     const read = await call(tenant, 'GET', `/mortgage-files/${file.id}`);
     expect(read.body.property_city).toBe('Haifa');
     expect(read.headers.get('etag')).toBe(etag);
+
+    // One record named twice would be two writes of one item in the transaction: a 400, nothing written.
+    const twice = await call(tenant, 'PATCH', `/mortgage-files/${file.id}`, { property_city: 'Eilat', incomes: [{ id: incomeId, monthly_amount: 1 }, { id: incomeId, monthly_amount: 2 }] });
+    expect(twice.status).toBe(400);
+    expect(twice.body.details).toBe('incomes[1].id: the same record appears twice');
+    expect((await call(tenant, 'GET', `/mortgage-files/${file.id}`)).headers.get('etag')).toBe(etag);
 
     const tooMany = await call(tenant, 'PATCH', `/mortgage-files/${file.id}`, { obligations: Array.from({ length: 26 }, () => ({ obligation_type: 'loan', monthly_payment: 1 })) });
     expect(tooMany.status).toBe(400);
