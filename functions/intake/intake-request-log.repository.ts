@@ -1,7 +1,8 @@
-import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { newId } from '../../shared/ids';
 import { getDocumentClient, getTableName } from '../../shared/storage/dynamo-client';
 import { expiresInDays, keys } from '../../shared/storage/keys';
+import { batchWriteAll } from '../../shared/storage/paginated-requests';
 import type { RejectionReason } from './intake-rejection';
 
 /**
@@ -80,12 +81,5 @@ export async function listRequestLog(organizationId: string, intakeId: string, l
 
 /** Unconditional puts in one BatchWriteItem (the log entry and completed replay records). */
 export async function putItems(items: Array<Record<string, unknown>>): Promise<void> {
-  const tableName = getTableName();
-  let pending = items.map((item) => ({ PutRequest: { Item: item } }));
-  for (let attempt = 0; pending.length > 0; attempt++) {
-    const result = await getDocumentClient().send(new BatchWriteCommand({ RequestItems: { [tableName]: pending } }));
-    pending = (result.UnprocessedItems?.[tableName] as typeof pending | undefined) ?? [];
-    if (pending.length > 0 && attempt >= 4) throw new Error('Intake records could not be written');
-    if (pending.length > 0) await new Promise((resolve) => setTimeout(resolve, 20 * 2 ** attempt));
-  }
+  await batchWriteAll(items.map((item) => ({ PutRequest: { Item: item } })));
 }

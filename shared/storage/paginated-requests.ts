@@ -61,7 +61,17 @@ export async function queryOffsetPage(input: QueryCommandInput, keyAttributes: s
   return items;
 }
 
-const RETRIES = 5;
+const RETRIES = 6;
+
+/**
+ * The pause before asking again for what a batch call left unprocessed (`attempt` from 1). DynamoDB
+ * leaves items unprocessed when it throttles, so the next call waits: full jitter over 50, 100, 200,
+ * ... ms (about 1.5 s at most over the tries), as AWS advises for batch operations.
+ */
+export function unprocessedBackoff(attempt: number): Promise<void> {
+  const window = 50 * 2 ** (attempt - 1);
+  return new Promise((resolve) => setTimeout(resolve, Math.random() * window));
+}
 
 /** Items for the keys (BatchGetItem, 100 keys a call, unprocessed keys retried); in no particular order. */
 export async function batchGetAll(itemKeys: ItemKey[], options: { consistentRead?: boolean } = {}): Promise<Item[]> {
@@ -70,6 +80,7 @@ export async function batchGetAll(itemKeys: ItemKey[], options: { consistentRead
   for (let start = 0; start < itemKeys.length; start += 100) {
     let pending: Item[] = itemKeys.slice(start, start + 100);
     for (let attempt = 0; pending.length > 0 && attempt < RETRIES; attempt++) {
+      if (attempt > 0) await unprocessedBackoff(attempt);
       const result = await getDocumentClient().send(
         new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: options.consistentRead } } }),
       );
@@ -89,6 +100,7 @@ export async function batchWriteAll(requests: WriteRequest[]): Promise<void> {
   for (let start = 0; start < requests.length; start += 25) {
     let pending = requests.slice(start, start + 25);
     for (let attempt = 0; pending.length > 0 && attempt < RETRIES; attempt++) {
+      if (attempt > 0) await unprocessedBackoff(attempt);
       const result = await getDocumentClient().send(new BatchWriteCommand({ RequestItems: { [tableName]: pending } }));
       pending = (result.UnprocessedItems?.[tableName] as WriteRequest[] | undefined) ?? [];
     }
