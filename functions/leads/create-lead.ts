@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { badRequest } from '../../shared/http/errors';
 import { withVersion } from '../../shared/http/record-version';
 import { newId, nowIso } from '../../shared/ids';
-import { notificationPut } from '../../shared/organizations/notification.repository';
+import { notificationPut, notificationsAlong } from '../../shared/organizations/notification.repository';
 import { defaultStatus, findStatus, returnLeadNumber, takeNextLeadNumber, type Organization } from '../../shared/organizations/organization.repository';
 import { findActiveUser } from '../../shared/organizations/user.repository';
 import { getTableName } from '../../shared/storage/dynamo-client';
@@ -129,24 +129,28 @@ export async function createLead(context: WriteContext, input: CreateLeadInput, 
         },
       },
     },
-    ...organization.admin_user_ids.map((adminId) =>
+    ...newestLeadMarkers(lead, options.markersAsRead),
+    ...(options.extraItems ?? []),
+  ];
+  if (context.audit) items.push(context.audit.entry(lead.id, 201));
+  const notifications = notificationsAlong(
+    organization.admin_user_ids.map((adminId) =>
       notificationPut(
         adminId,
         { organization_id: organizationId, type: 'lead_created', title: `New lead #${lead.lead_number}`, record_type: 'lead', record_id: lead.id },
         now,
       ),
     ),
-    ...newestLeadMarkers(lead, options.markersAsRead),
-    ...(options.extraItems ?? []),
-  ];
-  if (context.audit) items.push(context.audit.entry(lead.id, 201));
+    items.length,
+  );
   try {
-    await transactWrite(items);
+    await transactWrite([...items, ...notifications.inTransaction]);
   } catch (error) {
     // Cancelled by a condition: nothing was written, so the number goes back (any other failure may have committed).
     if (error instanceof TransactionConditionFailed) await returnLeadNumber(organizationId, organization.lead_sequence);
     throw error;
   }
+  await notifications.rest();
   return lead;
 }
 

@@ -1,7 +1,9 @@
 import { newId } from '../ids';
 import { getTableName } from '../storage/dynamo-client';
 import { expiresInDays, keys, withoutStorageAttributes } from '../storage/keys';
-import { queryAll } from '../storage/paginated-requests';
+import { getLogger } from '../logger';
+import { batchWriteAll, queryAll } from '../storage/paginated-requests';
+import { TRANSACTION_ITEMS_MAX } from '../storage/transaction-limit';
 import type { TransactItem } from '../storage/transactions';
 
 export const NOTIFICATION_RETENTION_DAYS = 90;
@@ -49,4 +51,23 @@ export async function listNotifications(userId: string): Promise<Record<string, 
     ScanIndexForward: false,
   });
   return items.map((item) => withoutStorageAttributes(item));
+}
+
+/**
+ * The admins' notifications of a write whose transaction already holds `others` items: as many as
+ * fit go into it (all of them, unless the organization has close to 100 admins), and `rest` writes
+ * the others once it has committed. The write is accepted by then; a failure of `rest` is logged.
+ */
+export function notificationsAlong(puts: TransactItem[], others: number): { inTransaction: TransactItem[]; rest: () => Promise<void> } {
+  const room = Math.max(0, TRANSACTION_ITEMS_MAX - others);
+  const later = puts.slice(room);
+  return {
+    inTransaction: puts.slice(0, room),
+    rest: async () => {
+      if (later.length === 0) return;
+      await batchWriteAll(later.map((put) => ({ PutRequest: { Item: put.Put!.Item as Record<string, unknown> } }))).catch((error: unknown) =>
+        getLogger().error('notifications after a committed write failed', { error_name: (error as Error)?.name, count: later.length }),
+      );
+    },
+  };
 }

@@ -1,7 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getLogger } from '../logger';
-import { notificationPut } from '../organizations/notification.repository';
+import { notificationPut, notificationsAlong } from '../organizations/notification.repository';
 import { getOrganization } from '../organizations/organization.repository';
 import { getDocumentClient } from '../storage/dynamo-client';
 import { TransactionConditionFailed, transactWrite } from '../storage/transactions';
@@ -28,28 +28,30 @@ export async function disableEndpoint(organizationId: string, endpointId: string
 export async function disableAfterConsecutiveFailures(organizationId: string, endpointId: string): Promise<boolean> {
   const at = new Date().toISOString();
   const organization = await getOrganization(organizationId);
-  try {
-    await transactWrite([
-      disableEndpointUpdate(organizationId, endpointId, 'consecutive_failures', at),
-      ...(organization?.admin_user_ids ?? []).map((adminId) =>
-        notificationPut(
-          adminId,
-          {
-            organization_id: organizationId,
-            type: 'webhook_endpoint_disabled',
-            title: `A webhook endpoint was disabled after ${CONSECUTIVE_FAILURES_TO_DISABLE} consecutive failed deliveries`,
-            record_type: 'webhook_endpoint',
-            record_id: endpointId,
-          },
-          at,
-        ),
+  const notifications = notificationsAlong(
+    (organization?.admin_user_ids ?? []).map((adminId) =>
+      notificationPut(
+        adminId,
+        {
+          organization_id: organizationId,
+          type: 'webhook_endpoint_disabled',
+          title: `A webhook endpoint was disabled after ${CONSECUTIVE_FAILURES_TO_DISABLE} consecutive failed deliveries`,
+          record_type: 'webhook_endpoint',
+          record_id: endpointId,
+        },
+        at,
       ),
-    ]);
+    ),
+    1,
+  );
+  try {
+    await transactWrite([disableEndpointUpdate(organizationId, endpointId, 'consecutive_failures', at), ...notifications.inTransaction]);
   } catch (error) {
     // Already disabled by a concurrent attempt (or by its owner): that one did the rest.
     if (error instanceof TransactionConditionFailed) return false;
     throw error;
   }
+  await notifications.rest();
   getLogger().info('webhook endpoint disabled', { organization_id: organizationId, endpoint_id: endpointId, reason: 'consecutive_failures' });
   await skipWaitingDeliveries(organizationId, endpointId, 'Skipped: the endpoint was disabled after consecutive failures');
   return true;

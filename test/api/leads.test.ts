@@ -104,6 +104,20 @@ describe('spec §4 POST /leads', () => {
     expect((await runtime.admin('notifications', '--user', member)).data).toEqual([]);
   });
 
+  test('an organization with more admins than one transaction holds: the lead is created and every admin is notified', async () => {
+    const tenant = await runtime.organization();
+    const admins = [tenant.userId];
+    for (let index = 0; index < 104; index++) {
+      const { user_id } = await runtime.admin('user', 'create', '--org', tenant.organizationId, '--name', `A${index}`, '--email', `a${index}@example.com`, '--role', 'admin');
+      admins.push(user_id);
+    }
+    const lead = await create(tenant, {});
+    for (const admin of [admins[0], admins[60], admins[104]]) {
+      const { data } = await runtime.admin('notifications', '--user', admin);
+      expect(data).toEqual([expect.objectContaining({ type: 'lead_created', record_id: lead.id })]);
+    }
+  });
+
   test('design: intake-style fields are writable through the API; possible_duplicate_of and intake_endpoint_id are not', async () => {
     const tenant = await runtime.organization();
     const lead = await create(tenant, {
