@@ -11,6 +11,7 @@ import {
   deactivatePaymentSource,
   FileSettingAlreadyExists,
   FileSettingNotFound,
+  listDocumentTemplates,
   listMilestoneTemplates,
   type CustomFieldDefinition,
   type CustomFieldType,
@@ -119,6 +120,20 @@ export async function removePaymentSource(organizationId: string, key: string): 
   return contractShape(await inOrganization(organizationId, () => deactivatePaymentSource(organizationId, key)));
 }
 
+/**
+ * Active templates an organization may have of each kind (milestones; required documents). A file's
+ * create writes one row per active milestone template and one requirement per file-level document
+ * template in its one transaction (DynamoDB: 100 items, about 10 of them the file's own), and a
+ * borrower's one requirement per borrower-level template in its own: 40 + 40 keep both within it.
+ */
+export const ACTIVE_TEMPLATES_MAX = 40;
+
+function assertRoomForTemplate(active: number, kind: string): void {
+  if (active >= ACTIVE_TEMPLATES_MAX) {
+    throw new AdminInputError(`the organization already has ${ACTIVE_TEMPLATES_MAX} active ${kind} templates, the most a file can be created with; deactivate one first`);
+  }
+}
+
 export async function addMilestoneTemplate(input: {
   organizationId: string;
   key: string;
@@ -138,6 +153,7 @@ export async function addMilestoneTemplate(input: {
   const dueOffsetDays = input.dueOffsetDays === undefined ? null : integerOption('due-offset-days', input.dueOffsetDays, 0);
   const checklist = input.checklist === undefined ? [] : splitList('checklist', input.checklist, '|').map((item) => ({ id: newId(), label: item }));
   return inOrganization(input.organizationId, async () => {
+    assertRoomForTemplate((await listMilestoneTemplates(input.organizationId, { activeOnly: true })).length, 'milestone');
     const order = explicitOrder ?? (await orderAfterLast(input.organizationId));
     const template: MilestoneTemplate = {
       milestone_id: newId(),
@@ -165,7 +181,10 @@ export async function removeMilestoneTemplate(organizationId: string, key: strin
 
 export async function addDocumentTemplate(organizationId: string, key: string, labelText: string, perBorrower: boolean): Promise<DocumentTemplate> {
   const template: DocumentTemplate = { key: settingKey(key), label: label(labelText), per_borrower: perBorrower, is_active: true };
-  return inOrganization(organizationId, () => createDocumentTemplate(organizationId, template));
+  return inOrganization(organizationId, async () => {
+    assertRoomForTemplate((await listDocumentTemplates(organizationId, { activeOnly: true })).length, 'document');
+    return createDocumentTemplate(organizationId, template);
+  });
 }
 
 export async function removeDocumentTemplate(organizationId: string, key: string): Promise<DocumentTemplate> {

@@ -84,6 +84,34 @@ describe('resources.md §9.8, §5 "Create": requirements made with the file', ()
     expect(keysByOwner(await requirements(tenant, file.id))).toEqual({ file: FILE_KEYS });
   });
 
+  test('an organization may have 40 active templates of each kind, and a file then gets every row in its one write; the 41st is refused until one is deactivated', async () => {
+    const tenant = await runtime.organization();
+    const org = tenant.organizationId;
+    // Seeded: 7 milestone templates and 6 document templates (3 of them per borrower).
+    for (let index = 0; index < 33; index++) {
+      await runtime.admin('milestone', 'create', '--org', org, '--key', `step_${index}`, '--label', `Step ${index}`, '--due-offset-days', '3');
+    }
+    for (let index = 0; index < 34; index++) {
+      await runtime.admin('document-template', 'create', '--org', org, '--key', `doc_${index}`, '--label', `Document ${index}`);
+    }
+    await expect(runtime.admin('milestone', 'create', '--org', org, '--key', 'one_more', '--label', 'One more')).rejects.toThrow(/40 active milestone templates/);
+    await expect(runtime.admin('document-template', 'create', '--org', org, '--key', 'one_more', '--label', 'One more')).rejects.toThrow(/40 active document templates/);
+
+    const customer = await call(tenant, 'POST', '/customers', { first_name: 'Dana', last_name: 'Cohen' });
+    const lead = await call(tenant, 'POST', '/leads', { first_name: 'Dana' });
+    const file = await createFile(tenant, { customer_id: customer.body.id, source_lead_id: lead.body.id, borrowers: [{ customer_id: customer.body.id }] });
+    expect(file.child_errors).toBeUndefined();
+    const rows = keysByOwner(await requirements(tenant, file.id));
+    expect(rows.file).toHaveLength(37);
+    expect(rows[file.borrowers[0].id]).toEqual(BORROWER_KEYS);
+    expect((await call(tenant, 'GET', `/mortgage-files/${file.id}/milestones`)).body.data.filter((row: Body) => !row.is_carried_over)).toHaveLength(40);
+
+    await runtime.admin('milestone', 'deactivate', '--org', org, '--key', 'step_0');
+    await runtime.admin('document-template', 'deactivate', '--org', org, '--key', 'doc_0');
+    await runtime.admin('milestone', 'create', '--org', org, '--key', 'one_more', '--label', 'One more');
+    await runtime.admin('document-template', 'create', '--org', org, '--key', 'one_more', '--label', 'One more');
+  });
+
   test('inactive templates make none; new templates of the organization do; deactivating a template later changes no existing requirement', async () => {
     const tenant = await runtime.organization();
     const other = await runtime.organization();
