@@ -131,7 +131,7 @@ export async function countIntakeRequest(tokenHash: string, now = Date.now()): P
 
 /** The token's endpoint without counting (used to log a refused method). */
 export async function findIntakeToken(tokenHash: string): Promise<IntakeTokenRecord | undefined> {
-  const result = await getDocumentClient().send(new GetCommand({ TableName: getTableName(), Key: keys.intakeToken(tokenHash) }));
+  const result = await getDocumentClient().send(new GetCommand({ TableName: getTableName(), Key: keys.intakeToken(tokenHash), ConsistentRead: true }));
   return result.Item ? tokenFromItem(result.Item) : undefined;
 }
 

@@ -65,6 +65,7 @@ export async function listRequestLog(organizationId: string, intakeId: string, l
       new QueryCommand({
         TableName: getTableName(),
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ConsistentRead: true,
         // Entries past their 30 days that TTL has not removed yet (it may take days) are not shown.
         FilterExpression: 'expires_at > :now',
         ExpressionAttributeValues: { ':pk': keys.intakeEndpoint(organizationId, intakeId).pk, ':prefix': keys.intakeRequestLogPrefix, ':now': Math.floor(Date.now() / 1000) },

@@ -6,7 +6,7 @@ import { nowIso } from '../../shared/ids';
 import { completeDelete } from '../../shared/resources/entity.repository';
 import { TransactionConditionFailed, transactWrite, type TransactItem } from '../../shared/storage/transactions';
 import type { WriteContext } from '../../shared/write-context';
-import { WriteBatch } from '../../shared/resources/write-batch';
+import { retryOnVersionConflict, VersionConflict, WriteBatch } from '../../shared/resources/write-batch';
 import { unlinkTasksOnDelete } from '../tasks/task.entity';
 import { counterUpdate } from './create-lead';
 import { changedContactMarkers } from './lead-contact-markers';
@@ -20,6 +20,10 @@ const tasksUnlinked = unlinkTasksOnDelete('lead_id');
 
 /** DELETE /leads/{id}: permanent; the lead, its counters and its tasks' links, then its history rows go. */
 export async function deleteLead(context: WriteContext, leadId: string): Promise<void> {
+  await retryOnVersionConflict(() => deleteLeadAsRead(context, leadId), { what: 'The lead' });
+}
+
+async function deleteLeadAsRead(context: WriteContext, leadId: string): Promise<void> {
   const lead = await getLead(context.organizationId, leadId);
   if (!lead) throw recordNotFound('Lead');
   const seenVersion = versionOf(lead) ?? 0;
@@ -52,9 +56,7 @@ export async function deleteLead(context: WriteContext, leadId: string): Promise
     // Changed or deleted by a concurrent request since it was read (the lead, first, or one of its tasks).
     if (error instanceof TransactionConditionFailed) {
       if (context.ifMatch && error.failedIndexes.includes(0)) throw preconditionFailed();
-      const current = await getLead(context.organizationId, leadId);
-      if (!current) throw recordNotFound('Lead');
-      return deleteLead(context, leadId);
+      throw new VersionConflict();
     }
     throw error;
   }

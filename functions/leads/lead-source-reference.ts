@@ -1,8 +1,7 @@
-import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { ApiError } from '../../shared/http/errors';
 import { isUuid } from '../../shared/ids';
-import { getDocumentClient, getTableName } from '../../shared/storage/dynamo-client';
 import { referenceKeys } from '../../shared/storage/keys';
+import { batchGetAll } from '../../shared/storage/paginated-requests';
 
 /** A source that looks like a record id but is none of the organization's: 400 `Invalid source`. */
 export class InvalidLeadSourceError extends ApiError {
@@ -19,18 +18,10 @@ export class InvalidLeadSourceError extends ApiError {
 export async function assertSourceBelongsToOrganization(organizationId: string, source: string | null | undefined): Promise<void> {
   if (!source || !isUuid(source.trim())) return;
   const id = source.trim().toLowerCase();
-  const tableName = getTableName();
-  const result = await getDocumentClient().send(
-    new BatchGetCommand({
-      RequestItems: {
-        [tableName]: {
-          Keys: [referenceKeys.leadSource(organizationId, id), referenceKeys.contact(organizationId, id), referenceKeys.customer(organizationId, id)],
-          ProjectionExpression: 'pk',
-        },
-      },
-    }),
-  );
-  if ((result.Responses?.[tableName] ?? []).length === 0) {
-    throw new InvalidLeadSourceError();
-  }
+  // Consistent: a record created a moment ago is a valid source.
+  const found = await batchGetAll([referenceKeys.leadSource(organizationId, id), referenceKeys.contact(organizationId, id), referenceKeys.customer(organizationId, id)], {
+    consistentRead: true,
+    projection: 'pk',
+  });
+  if (found.length === 0) throw new InvalidLeadSourceError();
 }

@@ -42,7 +42,7 @@ export function leadFromItem(item: Record<string, unknown>): Lead {
 
 export async function getLead(organizationId: string, leadId: string): Promise<Lead | undefined> {
   const result = await getDocumentClient().send(
-    new GetCommand({ TableName: getTableName(), Key: keys.lead(organizationId, leadId) }),
+    new GetCommand({ TableName: getTableName(), Key: keys.lead(organizationId, leadId), ConsistentRead: true }),
   );
   return result.Item ? leadFromItem(result.Item) : undefined;
 }
@@ -69,7 +69,7 @@ export async function getLeadWithOrganization(
 
 export async function getLeadCounters(organizationId: string): Promise<Record<string, number>> {
   const result = await getDocumentClient().send(
-    new GetCommand({ TableName: getTableName(), Key: keys.leadCounters(organizationId) }),
+    new GetCommand({ TableName: getTableName(), Key: keys.leadCounters(organizationId), ConsistentRead: true }),
   );
   return (result.Item as Record<string, number> | undefined) ?? {};
 }

@@ -205,6 +205,7 @@ async function querySettings(organizationId: string, prefix?: string): Promise<I
     TableName: getTableName(),
     KeyConditionExpression: prefix ? 'pk = :pk AND begins_with(sk, :prefix)' : 'pk = :pk',
     ExpressionAttributeValues: prefix ? { ':pk': pk, ':prefix': prefix } : { ':pk': pk },
+    ConsistentRead: true,
   });
 }
 
@@ -213,7 +214,7 @@ async function listKind<T extends { is_active: boolean }>(settingKind: SettingKi
 }
 
 async function findSetting<T>(settingKind: SettingKind<T>, organizationId: string, name: string): Promise<T | undefined> {
-  const result = await getDocumentClient().send(new GetCommand({ TableName: getTableName(), Key: settingKind.key(organizationId, name) }));
+  const result = await getDocumentClient().send(new GetCommand({ TableName: getTableName(), Key: settingKind.key(organizationId, name), ConsistentRead: true }));
   return result.Item ? settingKind.fromItem(result.Item) : undefined;
 }
 

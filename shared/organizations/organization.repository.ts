@@ -39,7 +39,7 @@ export function organizationToItem(organization: Organization): Record<string, u
 
 export async function getOrganization(organizationId: string): Promise<Organization | undefined> {
   const result = await getDocumentClient().send(
-    new GetCommand({ TableName: getTableName(), Key: keys.organization(organizationId) }),
+    new GetCommand({ TableName: getTableName(), Key: keys.organization(organizationId), ConsistentRead: true }),
   );
   return result.Item ? fromItem(result.Item) : undefined;
 }

@@ -39,7 +39,7 @@ export function userFromItem(item: Record<string, unknown>): User {
 
 export async function getUser(userId: string): Promise<User | undefined> {
   if (!isUuid(userId)) return undefined;
-  const result = await getDocumentClient().send(new GetCommand({ TableName: getTableName(), Key: keys.user(userId) }));
+  const result = await getDocumentClient().send(new GetCommand({ TableName: getTableName(), Key: keys.user(userId), ConsistentRead: true }));
   return result.Item ? userFromItem(result.Item) : undefined;
 }
 

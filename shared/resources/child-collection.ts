@@ -142,7 +142,7 @@ export function newChildPut(child: ChildDefinition, record: StoredRecord): Trans
 }
 
 /** Every child of one parent (one Query of the parent's partition, newest first). */
-export async function readChildren(child: ChildDefinition, organizationId: string, parentId: string, consistent = false): Promise<StoredRecord[]> {
+export async function readChildren(child: ChildDefinition, organizationId: string, parentId: string, consistent = true): Promise<StoredRecord[]> {
   const items = await queryAll({
     TableName: getTableName(),
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :type)',
@@ -153,7 +153,7 @@ export async function readChildren(child: ChildDefinition, organizationId: strin
   return items.map((item) => childFromItem(child, item));
 }
 
-export async function getChild(child: ChildDefinition, organizationId: string, parentId: string, id: string, consistent = false): Promise<StoredRecord | undefined> {
+export async function getChild(child: ChildDefinition, organizationId: string, parentId: string, id: string, consistent = true): Promise<StoredRecord | undefined> {
   const result = await getDocumentClient().send(new GetCommand({ TableName: getTableName(), Key: childKey(child, organizationId, parentId, id), ConsistentRead: consistent }));
   return result.Item ? childFromItem(child, result.Item) : undefined;
 }
@@ -162,7 +162,7 @@ export async function getChild(child: ChildDefinition, organizationId: string, p
  * The parent and one child in one BatchGetItem: a missing parent is the parent's 404, a missing
  * child (or one of another parent) the child's.
  */
-export async function readParentAndChild(child: ChildDefinition, organizationId: string, parentId: string, id: string, consistent = false): Promise<{ parent: StoredRecord; record: StoredRecord }> {
+export async function readParentAndChild(child: ChildDefinition, organizationId: string, parentId: string, id: string, consistent = true): Promise<{ parent: StoredRecord; record: StoredRecord }> {
   const parentKey = entityKeys.record(child.parent.type, organizationId, parentId);
   const ids = [...new Set([id, ...(child.aliases?.(id, parentId) ?? [])])];
   const keys = ids.map((candidate) => childKey(child, organizationId, parentId, candidate));

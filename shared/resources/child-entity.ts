@@ -111,7 +111,7 @@ const newestFirst = (a: StoredRecord, b: StoredRecord) => (a.created_at === b.cr
 export const ordered = (part: PartDefinition, records: StoredRecord[]) => [...records].sort(part.order ?? newestFirst);
 
 /** The parent and every part of it: one Query of the parent's partition (the parent's own rows only). */
-export async function readFamily(parent: EntityDefinition, organizationId: string, parentId: string, consistent = false): Promise<Family | undefined> {
+export async function readFamily(parent: EntityDefinition, organizationId: string, parentId: string, consistent = true): Promise<Family | undefined> {
   const pk = entityKeys.record(parent.type, organizationId, parentId).pk;
   const items = await queryAll({
     TableName: getTableName(),
@@ -129,7 +129,7 @@ export async function readFamily(parent: EntityDefinition, organizationId: strin
   return { parent: recordFromItem(parent, parentItem), parts };
 }
 
-export async function requireFamily(parent: EntityDefinition, organizationId: string, parentId: string, consistent = false): Promise<Family> {
+export async function requireFamily(parent: EntityDefinition, organizationId: string, parentId: string, consistent = true): Promise<Family> {
   const family = await readFamily(parent, organizationId, parentId, consistent);
   if (!family) throw recordNotFound(parent.label);
   return family;

@@ -65,21 +65,21 @@ export function itemFromRecord(entity: EntityDefinition, record: StoredRecord, v
   };
 }
 
-export async function getRecord(entity: EntityDefinition, organizationId: string, id: string, consistent = false): Promise<StoredRecord | undefined> {
+export async function getRecord(entity: EntityDefinition, organizationId: string, id: string, consistent = true): Promise<StoredRecord | undefined> {
   const result = await getDocumentClient().send(
     new GetCommand({ TableName: getTableName(), Key: entityKeys.record(entity.type, organizationId, id), ConsistentRead: consistent }),
   );
   return result.Item ? recordFromItem(entity, result.Item) : undefined;
 }
 
-export async function requireRecord(entity: EntityDefinition, organizationId: string, id: string, consistent = false): Promise<StoredRecord> {
+export async function requireRecord(entity: EntityDefinition, organizationId: string, id: string, consistent = true): Promise<StoredRecord> {
   const record = await getRecord(entity, organizationId, id, consistent);
   if (!record) throw recordNotFound(entity.label);
   return record;
 }
 
 /** Records by id, in the order given; missing ids are left out (one BatchGetItem per 100). */
-export async function getRecords(entity: EntityDefinition, organizationId: string, ids: string[], consistentRead = false): Promise<StoredRecord[]> {
+export async function getRecords(entity: EntityDefinition, organizationId: string, ids: string[], consistentRead = true): Promise<StoredRecord[]> {
   const itemKeys = ids.map((id) => entityKeys.record(entity.type, organizationId, id));
   const byKey = new Map((await batchGetAll(itemKeys, { consistentRead })).map((item) => [item.pk as string, recordFromItem(entity, item)]));
   return itemKeys.flatMap((key) => byKey.get(key.pk) ?? []);
@@ -111,7 +111,7 @@ export async function listRecords(entity: EntityDefinition, organizationId: stri
         offset,
         limit,
       ),
-      getDocumentClient().send(new GetCommand({ TableName: getTableName(), Key: entityKeys.counters(entity.type, organizationId) })),
+      getDocumentClient().send(new GetCommand({ TableName: getTableName(), Key: entityKeys.counters(entity.type, organizationId), ConsistentRead: true })),
     ]);
     return { data: items.map((item) => recordFromItem(entity, item)), count: Math.max(0, Number(counters.Item?.[TOTAL] ?? 0)) };
   }

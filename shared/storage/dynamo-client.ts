@@ -12,6 +12,19 @@ import { TABLE_PARTITION_KEY, TABLE_SORT_KEY } from './table-definition';
 let documentClient: DynamoDBDocumentClient | undefined;
 let builtForGeneration = -1;
 let roundTrips = 0;
+let eventualTableReads = 0;
+
+/**
+ * A read of the table itself (not an index) that is not strongly consistent: on AWS it may miss a
+ * write answered a moment ago. Reads by key are consistent; only index queries (which cannot be)
+ * and list pages read eventually. Counted so tests can hold paths to that.
+ */
+function isEventualTableRead(commandName: string | undefined, input: Record<string, any>): boolean {
+  if (commandName === 'GetItemCommand') return input.ConsistentRead !== true;
+  if (commandName === 'QueryCommand') return input.IndexName === undefined && input.ConsistentRead !== true;
+  if (commandName === 'BatchGetItemCommand') return Object.values(input.RequestItems ?? {}).some((request: any) => request.ConsistentRead !== true);
+  return false;
+}
 
 export function getDocumentClient(): DynamoDBDocumentClient {
   if (!documentClient || builtForGeneration !== configGeneration()) {
@@ -43,6 +56,7 @@ export function getDocumentClient(): DynamoDBDocumentClient {
       (next, context) => async (args) => {
         assertWritable(context.commandName ?? '');
         roundTrips += 1;
+        if (isEventualTableRead(context.commandName, args.input as Record<string, any>)) eventualTableReads += 1;
         return next(args);
       },
       { step: 'initialize', name: 'countRoundTrips' },
@@ -86,6 +100,11 @@ export function getTableName(): string {
 
 export function dynamoRoundTrips(): number {
   return roundTrips;
+}
+
+/** Reads of the table (not an index) made without ConsistentRead, since the process started. */
+export function dynamoEventualTableReads(): number {
+  return eventualTableReads;
 }
 
 /** Drops the cached client so the next call builds one from the current configuration. */

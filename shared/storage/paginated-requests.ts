@@ -74,7 +74,7 @@ export function unprocessedBackoff(attempt: number): Promise<void> {
 }
 
 /** Items for the keys (BatchGetItem, 100 keys a call, unprocessed keys retried); in no particular order. */
-export async function batchGetAll(itemKeys: ItemKey[], options: { consistentRead?: boolean } = {}): Promise<Item[]> {
+export async function batchGetAll(itemKeys: ItemKey[], options: { consistentRead?: boolean; projection?: string } = {}): Promise<Item[]> {
   const tableName = getTableName();
   const found: Item[] = [];
   for (let start = 0; start < itemKeys.length; start += 100) {
@@ -82,7 +82,7 @@ export async function batchGetAll(itemKeys: ItemKey[], options: { consistentRead
     for (let attempt = 0; pending.length > 0 && attempt < RETRIES; attempt++) {
       if (attempt > 0) await unprocessedBackoff(attempt);
       const result = await getDocumentClient().send(
-        new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: options.consistentRead } } }),
+        new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: options.consistentRead, ProjectionExpression: options.projection } } }),
       );
       found.push(...(result.Responses?.[tableName] ?? []));
       pending = (result.UnprocessedKeys?.[tableName]?.Keys as Item[] | undefined) ?? [];

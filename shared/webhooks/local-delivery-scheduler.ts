@@ -34,6 +34,7 @@ export async function fireDueWakes(now = Date.now()): Promise<number> {
       KeyConditionExpression: 'pk = :pk AND sk < :bound',
       ExpressionAttributeValues: { ':pk': webhookKeys.scheduledWakes, ':bound': `${new Date(now).toISOString()}$` },
       Limit: 100,
+      ConsistentRead: true,
     }),
   );
   const items = page.Items ?? [];

@@ -235,7 +235,7 @@ export async function putDeliveriesOnce(deliveries: WebhookDelivery[]): Promise<
 
 export async function getDelivery(organizationId: string, deliveryId: string): Promise<WebhookDelivery | undefined> {
   const result = await getDocumentClient().send(
-    new GetCommand({ TableName: getTableName(), Key: webhookKeys.delivery(organizationId, deliveryId) }),
+    new GetCommand({ TableName: getTableName(), Key: webhookKeys.delivery(organizationId, deliveryId), ConsistentRead: true }),
   );
   return result.Item ? deliveryFromItem(result.Item) : undefined;
 }

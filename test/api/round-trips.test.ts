@@ -517,3 +517,40 @@ test('reminder operations stay within their DynamoDB round-trip budgets', async 
     expect(counts[operation]).toBeLessThanOrEqual(budget);
   }
 });
+
+test('what a request writes, the next request reads: reads by id, and the reads behind every write, are strongly consistent (on AWS an eventual read may miss a write answered a moment ago)', async () => {
+  const eventual: Record<string, number> = {};
+  const step = async (method: string, path: string, body?: unknown) => {
+    const before = runtime.eventualTableReads();
+    const response = await runtime.request(method, path, { key: tenant.apiKey, body });
+    expect(response.status).toBeLessThan(300);
+    const count = runtime.eventualTableReads() - before;
+    if (count > 0) eventual[`${method} ${path}`] = count;
+    return response.body;
+  };
+  const lead = await step('POST', '/leads', { first_name: 'Dana', phone: '050-000-0001' });
+  await step('GET', `/leads/${lead.id}`);
+  await step('PATCH', `/leads/${lead.id}`, { last_name: 'Cohen' });
+  const customer = await step('POST', '/customers', { first_name: 'Dana', last_name: 'Cohen' });
+  await step('GET', `/customers/${customer.id}`);
+  await step('PATCH', `/customers/${customer.id}`, { nickname: 'D' });
+  const contact = await step('POST', '/contacts', { type: 'banker', first_name: 'Avi' });
+  await step('GET', `/contacts/${contact.id}`);
+  const file = await step('POST', '/mortgage-files', { customer_id: customer.id, source_lead_id: lead.id, borrowers: [{ customer_id: customer.id }], incomes: [{ income_type: 'salary', monthly_amount: 1 }] });
+  await step('GET', `/mortgage-files/${file.id}`);
+  await step('PATCH', `/mortgage-files/${file.id}`, { property_city: 'Haifa' });
+  await step('GET', `/mortgage-files/${file.id}/borrowers/${file.borrowers[0].id}`);
+  const income = await step('POST', `/mortgage-files/${file.id}/incomes`, { borrower_id: file.borrowers[0].id, income_type: 'pension', monthly_amount: 2 });
+  await step('GET', `/mortgage-files/${file.id}/incomes/${income.id}`);
+  await step('DELETE', `/mortgage-files/${file.id}/incomes/${income.id}`);
+  const note = await step('POST', `/mortgage-files/${file.id}/notes`, { content: 'Called the bank' });
+  await step('GET', `/mortgage-files/${file.id}/notes/${note.id}`);
+  const task = await step('POST', '/tasks', { title: 'Collect payslips', mortgage_file_id: file.id, lead_id: lead.id, customer_id: customer.id });
+  await step('GET', `/tasks/${task.id}`);
+  await step('PATCH', `/tasks/${task.id}`, { status: 'completed' });
+  await step('DELETE', `/tasks/${task.id}`);
+  await step('DELETE', `/leads/${lead.id}`);
+  await step('DELETE', `/mortgage-files/${file.id}`);
+  await step('DELETE', `/customers/${customer.id}`);
+  expect(eventual).toEqual({});
+});

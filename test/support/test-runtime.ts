@@ -3,7 +3,7 @@ import { runCli } from '../../admin/cli';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { startRuntime, type Runtime, type RuntimeOptions } from '../../local/runtime';
 import { localDynamoClient } from '../../local/table';
-import { dynamoRoundTrips } from '../../shared/storage/dynamo-client';
+import { dynamoEventualTableReads, dynamoRoundTrips } from '../../shared/storage/dynamo-client';
 import { freePort } from './free-port';
 
 export interface TestResponse<T = any> {
@@ -23,6 +23,8 @@ export interface TestRuntime extends Runtime {
   organization(permissions?: string): Promise<{ organizationId: string; userId: string; keyId: string; apiKey: string }>;
   /** DynamoDB round trips made by this process so far. */
   roundTrips(): number;
+  /** Reads of the table (not an index) made without ConsistentRead by this process so far. */
+  eventualTableReads(): number;
 }
 
 /**
@@ -60,6 +62,7 @@ export async function startTestRuntime(overrides: Partial<RuntimeOptions> = {}):
     tableName,
     admin,
     roundTrips: dynamoRoundTrips,
+    eventualTableReads: dynamoEventualTableReads,
     async request(method, path, options = {}) {
       const headers: Record<string, string> = { ...options.headers };
       if (options.key !== undefined) headers['x-api-key'] = options.key;
