@@ -1,4 +1,5 @@
 import { startTestRuntime, type TestRuntime } from '../support/test-runtime';
+import { getEndpoint } from '../../shared/webhooks/webhook-endpoint.repository';
 import { eventually, startReceiver, type Receiver } from './receiver';
 
 // Retries two minutes apart: every delivery is still waiting for its second attempt when the 30th
@@ -9,10 +10,11 @@ jest.setTimeout(180_000);
 
 let runtime: TestRuntime;
 let hook: Receiver;
+let answer = 503;
 
 beforeAll(async () => {
   runtime = await startTestRuntime();
-  hook = await startReceiver(() => ({ status: 503 }));
+  hook = await startReceiver(() => ({ status: answer }));
 });
 afterAll(async () => {
   await hook.close();
@@ -58,4 +60,19 @@ test('spec §3, §8: 30 consecutive failed attempts disable the endpoint, skip i
   await new Promise((resolve) => setTimeout(resolve, 1_500));
   expect((await runtime.request('GET', `/webhooks/${endpointId}/deliveries`, { key: tenant.apiKey })).body.count).toBe(30);
   expect(hook.requests).toHaveLength(30);
+
+  // Reactivated, it counts consecutive failures from zero again: one more failure leaves it active.
+  // (A second key of the organization: the first has used most of its 60 requests a minute.)
+  const { api_key: key } = await runtime.admin<{ api_key: string }>('key', 'create', '--org', tenant.organizationId, '--user', tenant.userId, '--permissions', 'admin');
+  const failures = async () => (await getEndpoint(tenant.organizationId, endpointId))!.consecutive_failures;
+  expect((await runtime.request('PATCH', `/webhooks/${endpointId}`, { key, body: { is_active: true } })).status).toBe(200);
+  expect(await failures()).toBe(0);
+  expect((await runtime.request('POST', '/leads', { key, body: { first_name: 'Failing again' } })).status).toBe(201);
+  await eventually(failures, (count) => count === 1);
+  // A delivered attempt ends the run of failures: the count is back to zero.
+  answer = 200;
+  expect((await runtime.request('POST', '/leads', { key, body: { first_name: 'Delivered' } })).status).toBe(201);
+  await eventually(failures, (count) => count === 0);
+  expect(hook.requests).toHaveLength(32);
+  expect((await getEndpoint(tenant.organizationId, endpointId))!.is_active).toBe(true);
 });

@@ -202,6 +202,16 @@ describe('spec §3 endpoint state', () => {
     await settle(1_000);
     expect(hook.requests.map((received) => received.body.data.id)).toEqual([after.id]);
     expect(hook.requests.some((received) => received.body.data.id === before.id)).toBe(false);
+
+    // The earlier event handled again after the reactivation (a retried stream batch): it happened
+    // while the endpoint was disabled, so it is still not sent.
+    const records = (await readStreamRecords(kit.runtime().dynamoDbEndpoint, kit.runtime().tableName)).filter(
+      (record) => record.dynamodb?.NewImage?.id?.S === before.id && record.eventName === 'INSERT',
+    );
+    expect(records).toHaveLength(1);
+    expect(await fanoutHandler({ Records: records }, localLambdaContext('stream-fanout'))).toEqual({ batchItemFailures: [] });
+    await settle(1_500);
+    expect(hook.requests.map((received) => received.body.data.id)).toEqual([after.id]);
   });
 
   test('spec §6: a fanout retried twice on the same stream records delivers each event once', async () => {
