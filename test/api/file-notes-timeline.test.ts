@@ -98,6 +98,22 @@ describe('file notes', () => {
     expect((await runtime.request('GET', item, { key: tenant.apiKey })).status).toBe(404);
   });
 
+  test('lock: a creator without admin rights still edits, unlocks and deletes a note it locked', async () => {
+    const tenant = await runtime.organization();
+    const file = await newFile(tenant);
+    const creator = await colleague(tenant, { permissions: 'mortgage-files:read,mortgage-files:write,mortgage-files:delete' });
+    const other = await colleague(tenant, { permissions: 'mortgage-files:read,mortgage-files:write,mortgage-files:delete' });
+    const locked = await runtime.request('POST', notes(tenant, file.id), { key: creator.apiKey, body: { content: 'Mine', is_locked: true } });
+    expect(locked.status).toBe(201);
+    const item = `${notes(tenant, file.id)}/${locked.body.id}`;
+    expect((await runtime.request('PATCH', item, { key: other.apiKey, body: { content: 'Theirs' } })).status).toBe(403);
+    expect((await runtime.request('PATCH', item, { key: creator.apiKey, body: { content: 'Still mine' } })).body).toMatchObject({ content: 'Still mine', is_locked: true });
+    expect((await runtime.request('PUT', item, { key: creator.apiKey, body: { is_locked: true, content: 'Again' } })).status).toBe(200);
+    expect((await runtime.request('DELETE', item, { key: other.apiKey })).status).toBe(403);
+    expect((await runtime.request('DELETE', item, { key: creator.apiKey })).status).toBe(200);
+    expect((await runtime.request('GET', item, { key: tenant.apiKey })).status).toBe(404);
+  });
+
   test('list: pinned first then newest, filter note_type (unknown → 400), search over content, paging with count', async () => {
     const tenant = await runtime.organization();
     const file = await newFile(tenant);

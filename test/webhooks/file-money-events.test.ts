@@ -55,6 +55,12 @@ describe('resources.md §10 money and milestone events', () => {
     const otherPaid = later.find((body) => body.type === 'charge.paid' && body.data.id === other.id);
     expect(otherPaid.data.charge).toEqual(pick(paidOther, CHARGE_SNAPSHOT_FIELDS));
     expect(Object.keys(otherPaid.data.charge).sort()).toEqual([...CHARGE_SNAPSHOT_FIELDS].sort());
+
+    // A paid charge changed otherwise (its description, its due date) stays paid: no second charge.paid.
+    await call(tenant, 'PATCH', `${charges}/${other.id}`, { description: 'Success fee (signed)', due_date: '2031-01-01' });
+    expect((await call(tenant, 'GET', `${charges}/${other.id}`)).status).toBe('paid');
+    await settle(1500);
+    expect(hook.requests).toHaveLength(4);
   });
 
   test('milestone.completed: data.id and snapshot id are the milestone_id; the same status again and other progress emit nothing; a carried-over milestone completed first time emits', async () => {

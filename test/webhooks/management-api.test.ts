@@ -115,6 +115,7 @@ describe('spec §4 webhook management', () => {
     ['http://hooks.example.com/x', 'https'],
     ['https://hooks.example.com:8443/x', 'default https port'],
     ['https://user:secret@hooks.example.com/x', 'username or password'],
+    ['https://:secret@hooks.example.com/x', 'username or password'],
     ['https://localhost/x', 'localhost'],
     ['https://billing.internal/x', 'internal host name'],
     ['https://192.168.0.10/x', 'private'],

@@ -27,6 +27,7 @@ describe('spec §4 rules for a webhook url', () => {
     ['https://example.com:8443/hook', 'default https port'],
     ['https://user:pass@example.com/hook', 'username or password'],
     ['https://user@example.com/hook', 'username or password'],
+    ['https://:secret@example.com/hook', 'username or password'],
     ['not a url', 'not a valid'],
   ])('spec §4: %s is rejected (%s)', (url, reason) => {
     const checked = checkWebhookUrl(url, strict);
