@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { LEAD_RESPONSE_FIELDS } from '../../functions/leads/lead.schema';
 import { getDocumentClient } from '../../shared/storage/dynamo-client';
+import { disableAfterConsecutiveFailures } from '../../shared/webhooks/endpoint-disabling';
 import { keys } from '../../shared/storage/keys';
 import { useTestRuntime, type TestRuntime } from '../support/test-runtime';
 
@@ -115,6 +116,16 @@ describe('spec §4 POST /leads', () => {
     for (const admin of [admins[0], admins[60], admins[104]]) {
       const { data } = await runtime.admin('notifications', '--user', admin);
       expect(data).toEqual([expect.objectContaining({ type: 'lead_created', record_id: lead.id })]);
+    }
+
+    // The same overflow when an endpoint is disabled after 30 consecutive failures (spec §3: the admins are notified).
+    const endpoint = await runtime.request('POST', '/webhooks', { key: tenant.apiKey, body: { url: 'https://hooks.example.com/leads', events: ['task.created'] } });
+    expect(endpoint.status).toBe(201);
+    expect(await disableAfterConsecutiveFailures(tenant.organizationId, endpoint.body.id)).toBe(true);
+    expect((await runtime.request('GET', `/webhooks/${endpoint.body.id}`, { key: tenant.apiKey })).body).toMatchObject({ is_active: false, disabled_reason: 'consecutive_failures' });
+    for (const admin of [admins[0], admins[104]]) {
+      const { data } = await runtime.admin('notifications', '--user', admin);
+      expect(data.filter((notice: { type: string }) => notice.type === 'webhook_endpoint_disabled')).toEqual([expect.objectContaining({ record_id: endpoint.body.id })]);
     }
   });
 
