@@ -6,6 +6,7 @@ import {
   generateIntakeToken,
   generateSigningSecret,
   getIntakeEndpoint,
+  intakePointerItem,
   getTokenItem,
   hashIntakeToken,
   listIntakeEndpoints,
@@ -199,6 +200,7 @@ export async function createIntake(flags: Flags) {
               ExpressionAttributeValues: { ':entity': 'intake_counters', ':one': 1, ':max': MAX_INTAKE_ENDPOINTS_PER_ORGANIZATION },
             },
           },
+          { Put: { TableName: getTableName(), Item: intakePointerItem(endpoint), ConditionExpression: 'attribute_not_exists(pk)' } },
         ],
       }),
     );

@@ -142,7 +142,28 @@ export async function getTokenItem(tokenHash: string): Promise<Record<string, un
   return result.Item;
 }
 
+/** The item that finds an endpoint by its id alone, written with the endpoint. */
+export function intakePointerItem(endpoint: IntakeEndpoint): Record<string, unknown> {
+  return { ...keys.intakePointer(endpoint.id), entity: 'intake_pointer', organization_id: endpoint.organization_id };
+}
+
+/**
+ * An endpoint by its id alone (the admin commands): its pointer, then the endpoint, both read by key
+ * and consistently, so a command right after `intake create` finds it on AWS too. Endpoints created
+ * before pointers existed are found through the gsi1 index.
+ */
 export async function getIntakeEndpoint(intakeId: string): Promise<IntakeEndpoint | undefined> {
+  const pointer = await getDocumentClient().send(new GetCommand({ TableName: getTableName(), Key: keys.intakePointer(intakeId), ConsistentRead: true }));
+  if (pointer.Item) {
+    const result = await getDocumentClient().send(
+      new GetCommand({ TableName: getTableName(), Key: keys.intakeEndpoint(pointer.Item.organization_id as string, intakeId), ConsistentRead: true }),
+    );
+    return result.Item ? endpointFromItem(result.Item) : undefined;
+  }
+  return getIntakeEndpointThroughIndex(intakeId);
+}
+
+async function getIntakeEndpointThroughIndex(intakeId: string): Promise<IntakeEndpoint | undefined> {
   const found = await getDocumentClient().send(
     new QueryCommand({
       TableName: getTableName(),

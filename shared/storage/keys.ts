@@ -113,6 +113,8 @@ export const keys = {
     gsi2sk: sortable(createdAt, intakeId),
   }),
   intakeById: (intakeId: string) => `INTAKEID#${intakeId}`,
+  /** The endpoint's organization by its id alone, read by key (strongly consistent, unlike the gsi1 entry). */
+  intakePointer: (intakeId: string): ItemKey => ({ pk: `INTAKEID#${intakeId}`, sk: 'POINTER' }),
   intakeEndpointsOfOrganization: (organizationId: string) => `ORG#${organizationId}#INTAKES`,
   /** Active endpoints of the organization (spec §8: at most 20). */
   intakeCounters: (organizationId: string): ItemKey => ({ pk: `ORG#${organizationId}`, sk: 'COUNTERS#INTAKE' }),

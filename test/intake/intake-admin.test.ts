@@ -1,4 +1,4 @@
-import { BatchWriteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { runCli } from '../../admin/cli';
 import { hashIntakeToken } from '../../functions/intake/intake-endpoint.repository';
 import { requestLogItem } from '../../functions/intake/intake-request-log.repository';
@@ -113,6 +113,19 @@ test('contract: intake rotate-token, disable and log print exactly their documen
     expect(await refused('intake', command)).toMatch(/--intake is required/);
   }
   expect(await refused('intake', 'log', '--intake', created.intake_id, '--limit', '0')).toMatch(/--limit/);
+});
+
+test('an endpoint is found by its id alone through a pointer read by key, not through the index that may lag on AWS; older endpoints without one through the index', async () => {
+  const lagging = await runtime.admin<Record<string, string>>('intake', 'create', '--org', tenant.organizationId, '--name', 'Just created');
+  // As if the index had not caught up yet: the endpoint's gsi1 entry is gone.
+  const endpointKey = keys.intakeEndpoint(tenant.organizationId, lagging.intake_id);
+  await getDocumentClient().send(new UpdateCommand({ TableName: getTableName(), Key: endpointKey, UpdateExpression: 'REMOVE gsi1pk, gsi1sk' }));
+  expect((await runtime.admin<Record<string, string>>('intake', 'rotate-token', '--intake', lagging.intake_id)).intake_id).toBe(lagging.intake_id);
+  expect(await runtime.admin('intake', 'disable', '--intake', lagging.intake_id)).toEqual({ intake_id: lagging.intake_id, is_active: false });
+
+  const older = await runtime.admin<Record<string, string>>('intake', 'create', '--org', tenant.organizationId, '--name', 'Created before pointers');
+  await getDocumentClient().send(new DeleteCommand({ TableName: getTableName(), Key: keys.intakePointer(older.intake_id) }));
+  expect(await runtime.admin('intake', 'disable', '--intake', older.intake_id)).toEqual({ intake_id: older.intake_id, is_active: false });
 });
 
 test('contract: intake log prints the whole request log of 30 days, newest first; --limit N the newest N', async () => {
