@@ -1,5 +1,8 @@
+import { errorMapper } from '../../shared/http/api-pipeline';
 import { ApiError } from '../../shared/http/errors';
 import { retryOnVersionConflict, VersionConflict, WRITE_ATTEMPTS } from '../../shared/resources/write-batch';
+import { TransactionTooLarge } from '../../shared/storage/transaction-limit';
+import { transactWrite } from '../../shared/storage/transactions';
 
 describe('retryOnVersionConflict', () => {
   test('runs the step again while its record moves, and returns the first result that lands', async () => {
@@ -45,5 +48,23 @@ describe('retryOnVersionConflict', () => {
       throw new Error('boom');
     })).rejects.toThrow('boom');
     expect(calls).toBe(1);
+  });
+});
+
+describe('one transaction holds at most 100 items', () => {
+  test('a larger write is refused before anything is sent, and the error policy answers it as a JSON 409 (never DynamoDB\'s ValidationException, a 500)', async () => {
+    const put = (index: number) => ({ Put: { TableName: 'unused', Item: { pk: `P#${index}`, sk: 'S' } } });
+    const refused = await transactWrite(Array.from({ length: 101 }, (_, index) => put(index))).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(TransactionTooLarge);
+
+    const request = { event: {}, error: refused, response: undefined } as any;
+    errorMapper().onError!(request);
+    expect(request.response.statusCode).toBe(409);
+    expect(request.response.headers['Content-Type'] ?? request.response.headers['content-type']).toMatch(/application\/json/);
+    expect(JSON.parse(request.response.body)).toEqual({
+      error: 'Too many records',
+      status: 409,
+      details: 'This change would write 101 records at once, more than the 100 one write can hold; nothing was saved. Remove some of the records it includes first',
+    });
   });
 });
