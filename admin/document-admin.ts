@@ -78,7 +78,7 @@ export async function addDocument(input: AddDocumentInput): Promise<Record<strin
   const notFound = () => new AdminInputError(`mortgage file ${input.fileId} not found`);
   const organizationId = isUuid(input.fileId) ? await findFileOrganization(input.fileId) : undefined;
   if (!organizationId) throw notFound();
-  const family = await readFamily(mortgageFileEntity, organizationId, input.fileId, true);
+  const family = await readFamily(mortgageFileEntity, organizationId, input.fileId);
   if (!family) throw notFound();
 
   const batch = new WriteBatch();

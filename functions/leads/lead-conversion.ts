@@ -16,7 +16,7 @@ export async function newestFileIdOfLead(organizationId: string, leadId: string)
 export async function assertConvertedFileOfOrganization(organizationId: string, fileId: string | null | undefined): Promise<void> {
   if (typeof fileId !== 'string') return;
   // Strongly consistent: a file created just before is found.
-  if (!(await getRecord(mortgageFileEntity, organizationId, fileId, true))) {
+  if (!(await getRecord(mortgageFileEntity, organizationId, fileId))) {
     throw validationFailed('converted_to_mortgage_file_id: not a mortgage file of the organization');
   }
 }

@@ -114,7 +114,7 @@ async function customerByIdNumber(organizationId: string, idType: unknown, idNum
   const normalized = normalizeIdNumber(((typeof idType === 'string' && idType) || 'personal_id') as IdType, idNumber);
   if ('error' in normalized) throw invalid(`id_number: ${normalized.error}`);
   const customerId = await uniqueValueHolder(customerEntity, organizationId, 'id_number', normalized.value);
-  return customerId ? getRecord(customerEntity, organizationId, customerId, true) : undefined;
+  return customerId ? getRecord(customerEntity, organizationId, customerId) : undefined;
 }
 
 /**
@@ -151,7 +151,7 @@ async function planCustomerChange(context: WriteContext, customer: StoredRecord,
 export async function resolveBorrowerCustomer(context: WriteContext, input: Record<string, unknown>, batch: WriteBatch, atVersionRead = true): Promise<StoredRecord> {
   const inline = inlineCustomerFields(input);
   if (typeof input.customer_id === 'string') {
-    const customer = await getRecord(customerEntity, context.organizationId, input.customer_id, true);
+    const customer = await getRecord(customerEntity, context.organizationId, input.customer_id);
     if (!customer) throw invalid('customer_id: not a customer of the organization');
     return planCustomerChange(context, customer, inline, batch, atVersionRead);
   }
@@ -224,7 +224,7 @@ export const borrowerPart = definePart({
     }
     const inline = inlineCustomerFields(input);
     if (Object.keys(inline).length > 0) {
-      const customer = await getRecord(customerEntity, context.organizationId, current.customer_id as string, true);
+      const customer = await getRecord(customerEntity, context.organizationId, current.customer_id as string);
       if (!customer) throw invalid('customer_id: the borrower\'s customer no longer exists');
       const customerPlan = new WriteBatch();
       const updated = await planCustomerChange({ ...context, borrowerFileId: family.parent.id }, customer, inline, customerPlan);
@@ -247,7 +247,7 @@ export const borrowerPart = definePart({
       .filter((candidate) => OWNED_BY_BORROWER.has(candidate.type))
       .flatMap((part) => siblingsOf(family, part).filter((candidate) => candidate.borrower_id === record.id).map((ownedRecord) => ({ part, record: ownedRecord })));
     const { documentStatusChild } = await import('./document-status.child');
-    const statuses = await readChildren(documentStatusChild, context.organizationId, family.parent.id, true);
+    const statuses = await readChildren(documentStatusChild, context.organizationId, family.parent.id);
     await deleteRecordsAhead(owned, statuses.length, context, family);
     const gone = new Set<unknown>([record.id]);
     for (const { part, record: ownedRecord } of owned) {
@@ -275,7 +275,7 @@ export const borrowerPart = definePart({
     const customers = new Map(knownCustomers.get(family));
     const missing = [...new Set(records.map((record) => record.customer_id as string))].filter((id) => !customers.has(id));
     // Read consistently: the answer's ETag stands for these fields, and If-Match is judged against it.
-    if (missing.length > 0) for (const customer of await getRecords(customerEntity, family.parent.organization_id, missing, true)) customers.set(customer.id, customer);
+    if (missing.length > 0) for (const customer of await getRecords(customerEntity, family.parent.organization_id, missing)) customers.set(customer.id, customer);
     const main = mainBorrowerOf(siblingsOf(family, borrowerPart))?.id;
     return records.map((record) => {
       const customer = customers.get(record.customer_id as string) ?? ({} as StoredRecord);

@@ -164,7 +164,7 @@ export function planMilestoneDueDates(charges: StoredRecord[], milestoneId: stri
 export async function applyMilestoneDueDates(scope: ChildScope, milestoneId: string): Promise<void> {
   const { organizationId } = scope.context;
   await retryOnVersionConflict(async () => {
-    const [row, charges] = await Promise.all([readMilestoneRow(organizationId, scope.parent.id, milestoneId), readChildren(chargeChild, organizationId, scope.parent.id, true)]);
+    const [row, charges] = await Promise.all([readMilestoneRow(organizationId, scope.parent.id, milestoneId), readChildren(chargeChild, organizationId, scope.parent.id)]);
     if (!row || typeof row.status_changed_at !== 'string') return;
     const batch = new WriteBatch();
     planMilestoneDueDates(charges, milestoneId, row.status as string, israelDay(row.status_changed_at), scope, batch);

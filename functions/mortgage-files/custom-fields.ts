@@ -140,7 +140,7 @@ function nextValues(current: Record<string, Value>, input: Record<string, unknow
 
 async function setValues(context: WriteContext, fileId: string, input: Record<string, unknown>): Promise<HttpResult> {
   return retryOnVersionConflict(async () => {
-    const [file, definitions] = await Promise.all([requireRecord(mortgageFileEntity, context.organizationId, fileId, true), listCustomFields(context.organizationId)]);
+    const [file, definitions] = await Promise.all([requireRecord(mortgageFileEntity, context.organizationId, fileId), listCustomFields(context.organizationId)]);
     const seenVersion = versionOf(file) ?? 0;
     assertPrecondition(context.ifMatch, file, tagOf(file, shownFields(file, definitions)));
     const current = storedValues(file);

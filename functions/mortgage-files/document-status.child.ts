@@ -93,7 +93,7 @@ function planStillThere(family: Family, part: PartDefinition, id: string, field:
  */
 async function checkedReferences(scope: ChildScope, requirementId: string | null, borrowerId: string | null, batch: WriteBatch, borrowerSent: boolean): Promise<{ requirement_id: string | null; borrower_id: string | null }> {
   if (requirementId === null && borrowerId === null) return { requirement_id: null, borrower_id: null };
-  const family = await requireFamily(mortgageFileEntity, scope.context.organizationId, scope.parent.id, true);
+  const family = await requireFamily(mortgageFileEntity, scope.context.organizationId, scope.parent.id);
   let borrower = borrowerId;
   if (requirementId !== null) {
     const requirement = siblingsOf(family, requirementPart).find((candidate) => candidate.id === requirementId);

@@ -88,7 +88,7 @@ function planGuardDelete(batch: WriteBatch, organizationId: string, fileId: stri
 async function withContacts(records: StoredRecord[]): Promise<StoredRecord[]> {
   if (records.length === 0) return records;
   const contactIds = [...new Set(records.map((record) => record.contact_id as string))];
-  const contacts = new Map((await getRecords(contactEntity, records[0].organization_id, contactIds, true)).map((contact) => [contact.id, contact]));
+  const contacts = new Map((await getRecords(contactEntity, records[0].organization_id, contactIds)).map((contact) => [contact.id, contact]));
   return records.map((record) => ({ ...record, contact: contacts.get(record.contact_id as string) ?? null }));
 }
 

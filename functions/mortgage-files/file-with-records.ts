@@ -296,7 +296,7 @@ export async function updateFileWithRecords(context: WriteContext, id: string, b
   const hasScalar = Object.values(scalar).some((value) => value !== undefined);
 
   const family = await retryOnVersionConflict(async () => {
-    const family = await requireFamily(mortgageFileEntity, context.organizationId, id, true);
+    const family = await requireFamily(mortgageFileEntity, context.organizationId, id);
     if (!hasScalar && total === 0 && sent.length === 0) throw noUpdatableFields();
     if (total > UPDATE_RECORDS_MAX) throw badRequest('Validation failed', { details: `incomes, bank_accounts, obligations: at most ${UPDATE_RECORDS_MAX} records per request` });
     const current = family.parent;

@@ -103,8 +103,8 @@ export function planOwnMilestoneRows(context: WriteContext, file: StoredRecord, 
   }
 }
 
-export const readMilestoneRow = (organizationId: string, fileId: string, milestoneId: string, consistent = true) =>
-  getChild(milestoneRowChild, organizationId, fileId, milestoneRowId(fileId, milestoneId), consistent);
+export const readMilestoneRow = (organizationId: string, fileId: string, milestoneId: string) =>
+  getChild(milestoneRowChild, organizationId, fileId, milestoneRowId(fileId, milestoneId));
 
 /** The Israeli calendar day of an ISO date-time. */
 export const israelDay = (at: string) => todayInIsrael(new Date(at));

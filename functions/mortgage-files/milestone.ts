@@ -158,7 +158,7 @@ function progressChanges(row: StoredRecord, body: ProgressBody, template: Milest
  */
 async function recordProgress(scopeContext: ChildScope['context'], fileId: string, body: ProgressBody): Promise<StoredRecord> {
   const { organizationId } = scopeContext;
-  const [file, templates] = await Promise.all([requireRecord(mortgageFileEntity, organizationId, fileId, true), listMilestoneTemplates(organizationId)]);
+  const [file, templates] = await Promise.all([requireRecord(mortgageFileEntity, organizationId, fileId), listMilestoneTemplates(organizationId)]);
   const template = templates.find((candidate) => candidate.milestone_id === body.milestone_id);
   if (!template) throw invalid('milestone_id: not a milestone template of this organization');
   const unknownItem = (body.checklist ?? []).findIndex((item) => !template.checklist.some((entry) => entry.id === item.id));
@@ -171,7 +171,7 @@ async function recordProgress(scopeContext: ChildScope['context'], fileId: strin
     // The row first, then the charges: a charge linked after the row was read moves the row's
     // version (this write then reads again); one linked before it is in the charges read after.
     const existing = await readMilestoneRow(organizationId, fileId, template.milestone_id);
-    const charges = body.status !== undefined ? await readChildren(chargeChild, organizationId, fileId, true) : [];
+    const charges = body.status !== undefined ? await readChildren(chargeChild, organizationId, fileId) : [];
     const at = nowIso();
     const row = existing ?? freshRow(organizationId, parent, template, false, at);
     const changes = progressChanges(row, body, template, scopeContext.userId, at);

@@ -81,7 +81,7 @@ async function requireActiveSource(organizationId: string, key: string): Promise
 
 /** This file's charge (400 otherwise), read consistently; linking to a cancelled one → 409. */
 async function chargeToLink(scope: ChildScope, id: string): Promise<StoredRecord> {
-  const charge = await getChild(chargeChild, scope.context.organizationId, scope.parent.id, id, true);
+  const charge = await getChild(chargeChild, scope.context.organizationId, scope.parent.id, id);
   if (!charge) throw invalid('charge_id: not a charge of this mortgage file');
   return charge;
 }
@@ -159,7 +159,7 @@ export const paymentChild = defineChild({
       newSource ? requireActiveSource(scope.context.organizationId, sent.payment_source as string) : Promise.resolve(),
       moved && sent.charge_id ? chargeToLink(scope, sent.charge_id as string) : Promise.resolve(undefined),
       (moved || newAmount) && current.charge_id
-        ? getChild(chargeChild, scope.context.organizationId, scope.parent.id, current.charge_id as string, true)
+        ? getChild(chargeChild, scope.context.organizationId, scope.parent.id, current.charge_id as string)
         : Promise.resolve(undefined),
     ]);
     if (target) refuseCancelled(target);
@@ -184,7 +184,7 @@ export const paymentChild = defineChild({
   },
   async beforeDelete(record, scope, batch) {
     if (!record.charge_id) return;
-    const charge = await getChild(chargeChild, scope.context.organizationId, scope.parent.id, record.charge_id as string, true);
+    const charge = await getChild(chargeChild, scope.context.organizationId, scope.parent.id, record.charge_id as string);
     await planChargeChanges(scope, batch, { charge, agorot: toAgorot(record.amount) }, { agorot: 0 }, nowIso());
   },
 });

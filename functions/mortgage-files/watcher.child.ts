@@ -104,7 +104,7 @@ const watchOperation = defineOperation({
     const context = writeContextOf(input);
     const fileId = input.params.id;
     const watcherId = (input.body as z.infer<typeof createWatcherSchema>).watcher_id;
-    const [parent, user] = await Promise.all([requireRecord(mortgageFileEntity, context.organizationId, fileId, true), findActiveUser(context.organizationId, watcherId)]);
+    const [parent, user] = await Promise.all([requireRecord(mortgageFileEntity, context.organizationId, fileId), findActiveUser(context.organizationId, watcherId)]);
     // Path ids before references (resources.md §1): the file's 404 first, then the user's.
     if (!user) throw recordNotFound('User');
     const id = watcherRowId(fileId, user.id);
@@ -120,7 +120,7 @@ const watchOperation = defineOperation({
       } catch (error) {
         if (!(error instanceof AlreadyWatching)) throw error;
       }
-      const existing = await getChild(watcherChild, context.organizationId, fileId, id, true);
+      const existing = await getChild(watcherChild, context.organizationId, fileId, id);
       // Removed between the failed put and this read: put it again (once).
       if (existing) return ok(withVersion((await withUsers([existing], [user]))[0], versionOf(existing) ?? 1));
       if (attempt >= 2) throw concurrentChange('The watcher');

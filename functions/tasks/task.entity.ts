@@ -254,7 +254,7 @@ async function checkChain(context: WriteContext, parent: StoredRecord, taskId: s
     if (!next) break;
     // The task itself is one more level below the chain.
     if (chain.length >= MAX_TASK_DEPTH - 1) throw next === taskId ? cycle() : tooDeep();
-    current = await getRecord(taskEntity, context.organizationId, next, true);
+    current = await getRecord(taskEntity, context.organizationId, next);
   }
   // The task sits one level below its chain; its deepest descendant that many levels lower.
   if (!taskId) return;
@@ -263,7 +263,7 @@ async function checkChain(context: WriteContext, parent: StoredRecord, taskId: s
   // A task moved with a subtree: its lowest tasks are held at the versions read, so a task added
   // under one of them meanwhile (which holds its parent) makes this move measure again.
   if (below.levels > 0 && below.lowest.length <= MAX_HELD_LOWEST) {
-    const lowest = await getRecords(taskEntity, context.organizationId, below.lowest, true);
+    const lowest = await getRecords(taskEntity, context.organizationId, below.lowest);
     // Measured again once they are read: a task added under one of them before that read is seen
     // here (read again from the start), one added after it moves a version held below.
     const again = levelsBelow(taskId, await findRecordIds(taskEntity, context.organizationId));

@@ -142,19 +142,19 @@ export function newChildPut(child: ChildDefinition, record: StoredRecord): Trans
 }
 
 /** Every child of one parent (one Query of the parent's partition, newest first). */
-export async function readChildren(child: ChildDefinition, organizationId: string, parentId: string, consistent = true): Promise<StoredRecord[]> {
+export async function readChildren(child: ChildDefinition, organizationId: string, parentId: string): Promise<StoredRecord[]> {
   const items = await queryAll({
     TableName: getTableName(),
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :type)',
     ExpressionAttributeValues: { ':pk': parentPartition(child, organizationId, parentId), ':type': `${child.type}#` },
     ScanIndexForward: false,
-    ConsistentRead: consistent,
+    ConsistentRead: true,
   });
   return items.map((item) => childFromItem(child, item));
 }
 
-export async function getChild(child: ChildDefinition, organizationId: string, parentId: string, id: string, consistent = true): Promise<StoredRecord | undefined> {
-  const result = await getDocumentClient().send(new GetCommand({ TableName: getTableName(), Key: childKey(child, organizationId, parentId, id), ConsistentRead: consistent }));
+export async function getChild(child: ChildDefinition, organizationId: string, parentId: string, id: string): Promise<StoredRecord | undefined> {
+  const result = await getDocumentClient().send(new GetCommand({ TableName: getTableName(), Key: childKey(child, organizationId, parentId, id), ConsistentRead: true }));
   return result.Item ? childFromItem(child, result.Item) : undefined;
 }
 
@@ -162,11 +162,11 @@ export async function getChild(child: ChildDefinition, organizationId: string, p
  * The parent and one child in one BatchGetItem: a missing parent is the parent's 404, a missing
  * child (or one of another parent) the child's.
  */
-export async function readParentAndChild(child: ChildDefinition, organizationId: string, parentId: string, id: string, consistent = true): Promise<{ parent: StoredRecord; record: StoredRecord }> {
+export async function readParentAndChild(child: ChildDefinition, organizationId: string, parentId: string, id: string): Promise<{ parent: StoredRecord; record: StoredRecord }> {
   const parentKey = entityKeys.record(child.parent.type, organizationId, parentId);
   const ids = [...new Set([id, ...(child.aliases?.(id, parentId) ?? [])])];
   const keys = ids.map((candidate) => childKey(child, organizationId, parentId, candidate));
-  const items = await batchGetAll([parentKey, ...keys], { consistentRead: consistent });
+  const items = await batchGetAll([parentKey, ...keys], { consistentRead: true });
   const parentItem = items.find((item) => item.sk === parentKey.sk);
   if (!parentItem) throw recordNotFound(child.parent.label);
   const item = keys.map((key) => items.find((candidate) => candidate.sk === key.sk)).find((found) => found !== undefined);
@@ -254,7 +254,7 @@ export async function listChildren(child: ChildDefinition, organizationId: strin
  */
 async function createChild(child: ChildDefinition, context: WriteContext, parentId: string, input: Record<string, unknown>): Promise<StoredRecord> {
   return retryOnVersionConflict(async () => {
-    const parent = await requireRecord(child.parent, context.organizationId, parentId, true);
+    const parent = await requireRecord(child.parent, context.organizationId, parentId);
     const scope = { context, parent };
     const batch = new WriteBatch();
     const record = await planChildCreate(child, scope, input, batch);
@@ -272,7 +272,7 @@ async function updateChild(child: ChildDefinition, context: WriteContext, parent
     throw noUpdatableFields();
   }
   return retryOnVersionConflict(async () => {
-    const { parent, record: current } = await readParentAndChild(child, context.organizationId, parentId, id, true);
+    const { parent, record: current } = await readParentAndChild(child, context.organizationId, parentId, id);
     const scope = { context, parent };
     const batch = new WriteBatch();
     const updated = await planChildUpdate(child, scope, current, input, batch);
@@ -288,7 +288,7 @@ async function updateChild(child: ChildDefinition, context: WriteContext, parent
 
 async function deleteChild(child: ChildDefinition, context: WriteContext, parentId: string, id: string): Promise<void> {
   await retryOnVersionConflict(async () => {
-    const { parent, record: current } = await readParentAndChild(child, context.organizationId, parentId, id, true);
+    const { parent, record: current } = await readParentAndChild(child, context.organizationId, parentId, id);
     const seenVersion = versionOf(current) ?? 0;
     await assertChildPrecondition(child, context, current, parent);
     const scope = { context, parent };

@@ -63,7 +63,7 @@ export interface PartDefinition {
 const assertPartPrecondition = (part: PartDefinition, context: WriteContext, family: Family, current: StoredRecord) =>
   assertAnswerPrecondition(context.ifMatch, current, part.joined && (async () => (await presentParts(part, [current], family))[0]));
 
-/** A parent read with its parts, consistently for writes. */
+/** A parent read with its parts (consistently, like every read by key: README "Reading what was just written"). */
 export interface Family {
   parent: StoredRecord;
   parts: Map<string, StoredRecord[]>;
@@ -111,13 +111,13 @@ const newestFirst = (a: StoredRecord, b: StoredRecord) => (a.created_at === b.cr
 export const ordered = (part: PartDefinition, records: StoredRecord[]) => [...records].sort(part.order ?? newestFirst);
 
 /** The parent and every part of it: one Query of the parent's partition (the parent's own rows only). */
-export async function readFamily(parent: EntityDefinition, organizationId: string, parentId: string, consistent = true): Promise<Family | undefined> {
+export async function readFamily(parent: EntityDefinition, organizationId: string, parentId: string): Promise<Family | undefined> {
   const pk = entityKeys.record(parent.type, organizationId, parentId).pk;
   const items = await queryAll({
     TableName: getTableName(),
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :parent)',
     ExpressionAttributeValues: { ':pk': pk, ':parent': parent.type },
-    ConsistentRead: consistent,
+    ConsistentRead: true,
   });
   const parentItem = items.find((item) => item.sk === parent.type);
   if (!parentItem) return undefined;
@@ -129,8 +129,8 @@ export async function readFamily(parent: EntityDefinition, organizationId: strin
   return { parent: recordFromItem(parent, parentItem), parts };
 }
 
-export async function requireFamily(parent: EntityDefinition, organizationId: string, parentId: string, consistent = true): Promise<Family> {
-  const family = await readFamily(parent, organizationId, parentId, consistent);
+export async function requireFamily(parent: EntityDefinition, organizationId: string, parentId: string): Promise<Family> {
+  const family = await readFamily(parent, organizationId, parentId);
   if (!family) throw recordNotFound(parent.label);
   return family;
 }
@@ -202,7 +202,7 @@ export async function planPartCreate(
 
 async function createPart(part: PartDefinition, context: WriteContext, parentId: string, input: Record<string, unknown>): Promise<StoredRecord> {
   return retryOnVersionConflict(async () => {
-    const family = await requireFamily(part.parent, context.organizationId, parentId, true);
+    const family = await requireFamily(part.parent, context.organizationId, parentId);
     const batch = new WriteBatch();
     const record = await planPartCreate(part, context, family, input, batch);
     if (context.audit) batch.add(context.audit.entry(record.id, 201));
@@ -239,7 +239,7 @@ export async function planPartUpdate(part: PartDefinition, context: WriteContext
 
 async function updatePart(part: PartDefinition, context: WriteContext, parentId: string, id: string, input: Record<string, unknown>): Promise<StoredRecord> {
   return retryOnVersionConflict(async () => {
-    const family = await requireFamily(part.parent, context.organizationId, parentId, true);
+    const family = await requireFamily(part.parent, context.organizationId, parentId);
     const current = requirePart(part, family, id);
     if (Object.values(input).every((value) => value === undefined)) throw noUpdatableFields();
     const batch = new WriteBatch();
@@ -264,7 +264,7 @@ export function planPartDelete(part: PartDefinition, context: WriteContext, fami
 
 async function deletePart(part: PartDefinition, context: WriteContext, parentId: string, id: string): Promise<void> {
   await retryOnVersionConflict(async () => {
-    const family = await requireFamily(part.parent, context.organizationId, parentId, true);
+    const family = await requireFamily(part.parent, context.organizationId, parentId);
     const current = requirePart(part, family, id);
     await assertPartPrecondition(part, context, family, current);
     const batch = new WriteBatch();

@@ -65,23 +65,24 @@ export function itemFromRecord(entity: EntityDefinition, record: StoredRecord, v
   };
 }
 
-export async function getRecord(entity: EntityDefinition, organizationId: string, id: string, consistent = true): Promise<StoredRecord | undefined> {
+/** The record by its key, read strongly consistently (as every read by key is: a write answered a moment ago is seen). */
+export async function getRecord(entity: EntityDefinition, organizationId: string, id: string): Promise<StoredRecord | undefined> {
   const result = await getDocumentClient().send(
-    new GetCommand({ TableName: getTableName(), Key: entityKeys.record(entity.type, organizationId, id), ConsistentRead: consistent }),
+    new GetCommand({ TableName: getTableName(), Key: entityKeys.record(entity.type, organizationId, id), ConsistentRead: true }),
   );
   return result.Item ? recordFromItem(entity, result.Item) : undefined;
 }
 
-export async function requireRecord(entity: EntityDefinition, organizationId: string, id: string, consistent = true): Promise<StoredRecord> {
-  const record = await getRecord(entity, organizationId, id, consistent);
+export async function requireRecord(entity: EntityDefinition, organizationId: string, id: string): Promise<StoredRecord> {
+  const record = await getRecord(entity, organizationId, id);
   if (!record) throw recordNotFound(entity.label);
   return record;
 }
 
 /** Records by id, in the order given; missing ids are left out (one BatchGetItem per 100). */
-export async function getRecords(entity: EntityDefinition, organizationId: string, ids: string[], consistentRead = true): Promise<StoredRecord[]> {
+export async function getRecords(entity: EntityDefinition, organizationId: string, ids: string[]): Promise<StoredRecord[]> {
   const itemKeys = ids.map((id) => entityKeys.record(entity.type, organizationId, id));
-  const byKey = new Map((await batchGetAll(itemKeys, { consistentRead })).map((item) => [item.pk as string, recordFromItem(entity, item)]));
+  const byKey = new Map((await batchGetAll(itemKeys, { consistentRead: true })).map((item) => [item.pk as string, recordFromItem(entity, item)]));
   return itemKeys.flatMap((key) => byKey.get(key.pk) ?? []);
 }
 
@@ -290,7 +291,7 @@ export async function planUpdate(entity: EntityDefinition, context: WriteContext
  */
 export async function updateRecord(entity: EntityDefinition, context: WriteContext, id: string, input: Record<string, unknown>): Promise<StoredRecord> {
   return retryOnVersionConflict(async () => {
-    const current = await requireRecord(entity, context.organizationId, id, true);
+    const current = await requireRecord(entity, context.organizationId, id);
     if (Object.values(input).every((value) => value === undefined)) throw noUpdatableFields();
     const batch = new WriteBatch();
     const updated = await planUpdate(entity, context, current, input, batch);
@@ -354,7 +355,7 @@ export async function completeDelete(type: string, organizationId: string, id: s
 export async function deleteRecord(entity: EntityDefinition, context: WriteContext, id: string): Promise<StoredRecord> {
   let followsUp = false;
   const current = await retryOnVersionConflict(async () => {
-    const current = await requireRecord(entity, context.organizationId, id, true);
+    const current = await requireRecord(entity, context.organizationId, id);
     const seenVersion = versionOf(current) ?? 0;
     await assertEntityPrecondition(entity, context, current);
     const batch = new WriteBatch();
