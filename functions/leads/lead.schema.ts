@@ -17,7 +17,7 @@ const leadFields = z.object({
   status: text(64).min(1),
   status_custom: nullableText(200),
   /** Any value is accepted: an id that is not an active user of the organization is ignored (spec §2 User ids). */
-  assigned_to: z.union([z.string().max(100), z.null()]),
+  assigned_to: z.union([z.string().max(100), z.null()], { error: 'must be a user id (a string) or null' }),
   notes: nullableText(10_000),
   converted_to_mortgage_file_id: z.uuid().toLowerCase().nullable(),
   tags: z.array(text(100)).max(50),
@@ -32,7 +32,7 @@ const leadFields = z.object({
   required_amount: amountSchema().nullable(),
   total_income: amountSchema().nullable(),
   has_property: z.boolean().nullable(),
-  next_follow_up_at: z.union([dateTimeInput(), z.iso.date()]).nullable(),
+  next_follow_up_at: z.union([dateTimeInput(), z.iso.date()], { error: 'must be an ISO 8601 date-time with a time zone, or a date YYYY-MM-DD, in the years 0000 to 9999' }).nullable(),
   custom_fields: freeFormObjectSchema().nullable(),
   details_note: nullableText(20_000),
 });

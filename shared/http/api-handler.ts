@@ -101,9 +101,26 @@ function parseJsonBody(event: APIGatewayProxyEventV2): unknown {
   return parsed;
 }
 
+/** An issue of the branch `''` (a blank value that stands for none, `z.union([z.literal(''), schema])`). */
+const isBlankBranch = (branch: z.core.$ZodIssue[]): boolean =>
+  branch.length > 0 && branch.every((issue) => issue.code === 'invalid_value' && issue.values.length === 1 && issue.values[0] === '');
+
+/**
+ * A union of `''` and a value (an optional list value or date) that fails both says only "Invalid
+ * input": the value's own issue says what was expected (`must be one of the values of GET /lists/...`).
+ */
+function mostTelling(issue: z.core.$ZodIssue): z.core.$ZodIssue {
+  if (issue.code !== 'invalid_union') return issue;
+  const branches = issue.errors.filter((branch) => !isBlankBranch(branch));
+  if (branches.length !== 1 || branches[0].length === 0) return issue;
+  const inner = branches[0][0];
+  return mostTelling({ ...inner, path: [...issue.path, ...inner.path] } as z.core.$ZodIssue);
+}
+
 export function describeIssues(error: z.ZodError): string {
   return error.issues
-    .map((issue) => {
+    .map((raw) => {
+      const issue = mostTelling(raw);
       const field = issue.path.join('.');
       return field ? `${field}: ${issue.message}` : issue.message;
     })

@@ -59,7 +59,7 @@ const freeFormValue = z.union([
   storableNumber,
   z.boolean(),
   z.null(),
-]);
+], { error: 'must be a string, a number, a boolean or null' });
 
 /**
  * A flat free-form object (for example `custom_fields`): at most 100 string keys of at most 64

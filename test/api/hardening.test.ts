@@ -104,6 +104,30 @@ describe('hardening §1: no input reaches a 500 (bounded numbers, flat free-form
   });
 });
 
+describe('hardening §1: a refused value says what was expected, never only "Invalid input"', () => {
+  // Optional list values and dates accept '' (resources.md §1) and so are unions: zod's own message for a failed union is "Invalid input".
+  const CASES: Array<[string, string, Record<string, unknown>, string]> = [
+    ['POST', '/mortgage-files', { mortgage_type: 'villa' }, 'mortgage_type: must be one of the values of GET /lists/mortgage-types'],
+    ['POST', '/mortgage-files', { bank_code: 'x' }, 'bank_code: must be one of the values of GET /lists/banks'],
+    ['POST', '/mortgage-files', { borrowers: [{ first_name: 'Dana', last_name: 'Cohen', relationship: 'cousin' }] }, 'borrowers.0.relationship: must be one of the values of GET /lists/borrower-relationships'],
+    ['POST', '/mortgage-files', { borrowers: [{ first_name: 'Dana', last_name: 'Cohen', birth_date: '2020-13-01' }] }, 'borrowers.0.birth_date: must be a date YYYY-MM-DD'],
+    ['POST', '/customers', { first_name: 'Dana', last_name: 'Cohen', marital_status: 'complicated' }, 'marital_status: must be one of the values of GET /lists/marital-statuses'],
+    ['POST', '/customers', { first_name: 'Dana', last_name: 'Cohen', id_type: 'x' }, 'id_type: must be one of the values of GET /lists/id-types'],
+    ['POST', '/customers', { first_name: 'Dana', last_name: 'Cohen', birth_date: 'yesterday' }, 'birth_date: must be a date YYYY-MM-DD'],
+    ['POST', '/leads', { first_name: 'Dana', next_follow_up_at: 'tomorrow' }, 'next_follow_up_at: must be an ISO 8601 date-time with a time zone, or a date YYYY-MM-DD, in the years 0000 to 9999'],
+    ['POST', '/leads', { first_name: 'Dana', assigned_to: 5 }, 'assigned_to: must be a user id (a string) or null'],
+    ['POST', '/leads', { first_name: 'Dana', custom_fields: { budget: [1, 2] } }, 'custom_fields.budget: must be a string, a number, a boolean or null'],
+  ];
+
+  test.each(CASES)('%s %s %j: 400 with details %s', async (method, path, body, details) => {
+    const tenant = await runtime.organization();
+    const response = await runtime.request(method, path, { key: tenant.apiKey, body });
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ error: 'Validation failed', status: 400, details });
+    expect((await runtime.request('GET', path, { key: tenant.apiKey })).body.count).toBe(0);
+  });
+});
+
 describe('hardening §1: prototype keys are dropped at any depth before anything reads the body', () => {
   test('__proto__, constructor and prototype keys are never stored or echoed', async () => {
     const tenant = await runtime.organization();
