@@ -3,7 +3,8 @@ import { statusItemSchema } from '../../shared/organizations/system-statuses';
 import { dateTimeInput } from '../../shared/validation/date-time';
 import { amountSchema, freeFormObjectSchema } from '../../shared/validation/bounded';
 
-const text = (max: number) => z.string().max(max);
+/** Not trimmed: a lead keeps its strings as sent. */
+const text = (max: number) => z.string({ error: 'must be a string' }).max(max, `must be at most ${max} characters`);
 const nullableText = (max: number) => text(max).nullable();
 const dateTime = z.iso.datetime({ offset: true });
 
@@ -12,15 +13,15 @@ const leadFields = z.object({
   first_name: text(200).trim().min(1, 'must not be empty'),
   last_name: nullableText(200),
   phone: nullableText(50),
-  email: z.union([z.email({ message: 'Invalid email address' }).max(320), z.literal('')]).nullable(),
+  email: z.union([z.email({ message: 'Invalid email address' }).max(320, 'must be at most 320 characters'), z.literal('')]).nullable(),
   source: nullableText(200),
-  status: text(64).min(1),
+  status: text(64).min(1, 'must not be empty'),
   status_custom: nullableText(200),
   /** Any value is accepted: an id that is not an active user of the organization is ignored (spec §2 User ids). */
   assigned_to: z.union([z.string().max(100), z.null()], { error: 'must be a user id (a string) or null' }),
   notes: nullableText(10_000),
   converted_to_mortgage_file_id: z.uuid().toLowerCase().nullable(),
-  tags: z.array(text(100)).max(50),
+  tags: z.array(text(100), { error: 'must be an array of strings' }).max(50, 'must have at most 50 tags'),
   utm_source: nullableText(500),
   utm_medium: nullableText(500),
   utm_campaign: nullableText(500),
@@ -50,7 +51,7 @@ export const updateLeadSchema = leadFields.partial().meta({ id: 'UpdateLeadReque
 export type UpdateLeadInput = z.infer<typeof updateLeadSchema>;
 
 export const changeLeadStatusSchema = z
-  .object({ status: text(64).min(1), notes: nullableText(10_000).optional() })
+  .object({ status: text(64).min(1, 'must not be empty'), notes: nullableText(10_000).optional() })
   .meta({ id: 'ChangeLeadStatusRequest' });
 export type ChangeLeadStatusInput = z.infer<typeof changeLeadStatusSchema>;
 

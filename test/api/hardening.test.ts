@@ -104,7 +104,7 @@ describe('hardening §1: no input reaches a 500 (bounded numbers, flat free-form
   });
 });
 
-describe('hardening §1: a refused value says what was expected, never only "Invalid input"', () => {
+describe('hardening §1: a refused value says what was expected, in the service\'s words', () => {
   // Optional list values and dates accept '' (resources.md §1) and so are unions: zod's own message for a failed union is "Invalid input".
   const CASES: Array<[string, string, Record<string, unknown>, string]> = [
     ['POST', '/mortgage-files', { mortgage_type: 'villa' }, 'mortgage_type: must be one of the values of GET /lists/mortgage-types'],
@@ -117,6 +117,11 @@ describe('hardening §1: a refused value says what was expected, never only "Inv
     ['POST', '/leads', { first_name: 'Dana', next_follow_up_at: 'tomorrow' }, 'next_follow_up_at: must be an ISO 8601 date-time with a time zone, or a date YYYY-MM-DD, in the years 0000 to 9999'],
     ['POST', '/leads', { first_name: 'Dana', assigned_to: 5 }, 'assigned_to: must be a user id (a string) or null'],
     ['POST', '/leads', { first_name: 'Dana', custom_fields: { budget: [1, 2] } }, 'custom_fields.budget: must be a string, a number, a boolean or null'],
+    // Lead strings are kept as sent (not trimmed), with the same wording as every other resource.
+    ['POST', '/leads', { first_name: 'x'.repeat(201) }, 'first_name: must be at most 200 characters'],
+    ['POST', '/leads', { first_name: 'Dana', status: '' }, 'status: must not be empty'],
+    ['POST', '/leads', { first_name: 'Dana', tags: Array.from({ length: 51 }, (_, index) => `t${index}`) }, 'tags: must have at most 50 tags'],
+    ['POST', '/leads', { first_name: 'Dana', phone: 5 }, 'phone: must be a string'],
   ];
 
   test.each(CASES)('%s %s %j: 400 with details %s', async (method, path, body, details) => {
