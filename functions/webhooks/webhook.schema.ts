@@ -3,17 +3,17 @@ import { EVENT_CATALOG, EVENT_TYPES, type EventType } from '../../shared/events/
 import { MAX_WEBHOOK_URL_LENGTH } from '../../shared/webhooks/webhook-url-rules';
 
 const dateTime = z.iso.datetime({ offset: true });
-const eventType = z.enum(EVENT_TYPES as [EventType, ...EventType[]]);
+const eventType = z.enum(EVENT_TYPES as [EventType, ...EventType[]], { error: 'must be an event name of GET /webhooks/events' });
 
 /** At most one of each event; the catalog (GET /webhooks/events) lists the names. */
 const eventList = z
-  .array(eventType)
+  .array(eventType, { error: 'must be an array of event names' })
   .min(1, 'must name at least one event')
-  .max(EVENT_TYPES.length)
+  .max(EVENT_TYPES.length, `must name at most ${EVENT_TYPES.length} events`)
   .transform((events) => [...new Set(events)]);
 
-const url = z.string().trim().min(1).max(MAX_WEBHOOK_URL_LENGTH);
-const description = z.string().max(500).nullable();
+const url = z.string({ error: 'must be a string' }).trim().min(1, 'must not be empty').max(MAX_WEBHOOK_URL_LENGTH, `must be at most ${MAX_WEBHOOK_URL_LENGTH} characters`);
+const description = z.string({ error: 'must be a string or null' }).max(500, 'must be at most 500 characters').nullable();
 
 export const createWebhookSchema = z
   .object({ url, events: eventList, description: description.optional() })
@@ -22,7 +22,7 @@ export type CreateWebhookInput = z.infer<typeof createWebhookSchema>;
 
 /** PUT and PATCH: the same partial update. */
 export const updateWebhookSchema = z
-  .object({ url: url.optional(), events: eventList.optional(), description: description.optional(), is_active: z.boolean().optional() })
+  .object({ url: url.optional(), events: eventList.optional(), description: description.optional(), is_active: z.boolean({ error: 'must be true or false' }).optional() })
   .meta({ id: 'UpdateWebhookRequest' });
 export type UpdateWebhookInput = z.infer<typeof updateWebhookSchema>;
 

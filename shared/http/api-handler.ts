@@ -122,7 +122,10 @@ export function describeIssues(error: z.ZodError): string {
     .map((raw) => {
       const issue = mostTelling(raw);
       const field = issue.path.join('.');
-      return field ? `${field}: ${issue.message}` : issue.message;
+      // A required field that is absent (the parse reports inputs): `title: required` (as the nested records say it), not the type it should have had.
+      const missing = issue.code === 'invalid_type' && 'input' in issue && issue.input === undefined;
+      const message = missing ? 'required' : issue.message;
+      return field ? `${field}: ${message}` : message;
     })
     .join('; ');
 }
@@ -156,7 +159,8 @@ async function invoke(event: APIGatewayProxyEventV2, auth: AuthContext | undefin
       const sent = parseJsonBody(event);
       let parsed = operation.body.safeParse(sent);
       // A date, id or enum value sent blank or with blanks around it (resources.md §1 "Strings").
-      if (!parsed.success) parsed = operation.body.safeParse(withBlankStringsResolved(operation.body, sent));
+      // The issues carry their input (never answered or logged), so a missing field says `required`.
+      if (!parsed.success) parsed = operation.body.safeParse(withBlankStringsResolved(operation.body, sent), { reportInput: true });
       if (!parsed.success) throw badRequest('Validation failed', { details: describeIssues(parsed.error) });
       body = parsed.data;
     } catch (error) {

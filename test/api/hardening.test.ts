@@ -122,6 +122,11 @@ describe('hardening §1: a refused value says what was expected, in the service\
     ['POST', '/leads', { first_name: 'Dana', status: '' }, 'status: must not be empty'],
     ['POST', '/leads', { first_name: 'Dana', tags: Array.from({ length: 51 }, (_, index) => `t${index}`) }, 'tags: must have at most 50 tags'],
     ['POST', '/leads', { first_name: 'Dana', phone: 5 }, 'phone: must be a string'],
+    // A required field that is absent is named as missing, not by the type it should have had.
+    ['POST', '/tasks', { description: 'no title' }, 'title: required'],
+    ['POST', '/mortgage-files', { borrowers: [{ last_name: 'Cohen', first_name: 'Dana' }], incomes: [{ monthly_amount: 100 }] }, 'incomes[0].income_type: required'],
+    ['POST', '/webhooks', { url: 'https://example.com/hooks' }, 'events: required'],
+    ['POST', '/webhooks', { url: 'https://example.com/hooks', events: ['lead.made'] }, 'events.0: must be an event name of GET /webhooks/events'],
   ];
 
   test.each(CASES)('%s %s %j: 400 with details %s', async (method, path, body, details) => {
