@@ -50,7 +50,7 @@ export const CUSTOM_FIELDS_MAX_BYTES = FREE_FORM_MAX_BYTES;
 const setCustomFieldsSchema = z
   .object({
     values: z
-      .record(z.string().max(64, 'field names are at most 64 characters'), z.unknown())
+      .record(z.string().max(64, 'field names are at most 64 characters'), z.unknown(), { error: 'must be an object {field_name: value}' })
       .refine((values) => Object.keys(values).length <= MAX_VALUES, `must name at most ${MAX_VALUES} fields`)
       .nullable()
       .optional()

@@ -62,8 +62,10 @@ export const milestoneProgressSchema = z
     is_removed: flag().optional(),
     note: text(FREE_TEXT_MAX).nullable().optional(),
     checklist: z
-      .array(z.object({ id: recordId('checklist item'), is_done: flag().optional(), is_removed: flag().optional() }))
-      .max(CHECKLIST_MAX)
+      .array(z.object({ id: recordId('checklist item'), is_done: flag().optional(), is_removed: flag().optional() }, { error: 'must be an object {id, is_done?, is_removed?}' }), {
+        error: 'must be an array of checklist items',
+      })
+      .max(CHECKLIST_MAX, `must have at most ${CHECKLIST_MAX} items`)
       .optional(),
   })
   .meta({ id: 'MilestoneProgressRequest' });

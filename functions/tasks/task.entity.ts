@@ -36,7 +36,7 @@ const taskFields = {
   priority: listValue('task-priorities'),
   due_date: z.union([z.literal(''), dateTimeInput()]).nullable(),
   assigned_to: userId().nullable(),
-  assignees: z.array(userId()).max(MAX_ASSIGNEES, `must have at most ${MAX_ASSIGNEES} items`).nullable(),
+  assignees: z.array(userId(), { error: 'must be an array of user ids' }).max(MAX_ASSIGNEES, `must have at most ${MAX_ASSIGNEES} items`).nullable(),
   parent_task_id: reference('task'),
   mortgage_file_id: reference('mortgage file'),
   lead_id: reference('lead'),

@@ -127,6 +127,7 @@ describe('hardening §1: a refused value says what was expected, in the service\
     ['POST', '/mortgage-files', { borrowers: [{ last_name: 'Cohen', first_name: 'Dana' }], incomes: [{ monthly_amount: 100 }] }, 'incomes[0].income_type: required'],
     ['POST', '/webhooks', { url: 'https://example.com/hooks' }, 'events: required'],
     ['POST', '/webhooks', { url: 'https://example.com/hooks', events: ['lead.made'] }, 'events.0: must be an event name of GET /webhooks/events'],
+    ['POST', '/tasks', { title: 'Call the bank', assignees: 'dana' }, 'assignees: must be an array of user ids'],
   ];
 
   test.each(CASES)('%s %s %j: 400 with details %s', async (method, path, body, details) => {
@@ -135,6 +136,26 @@ describe('hardening §1: a refused value says what was expected, in the service\
     expect(response.status).toBe(400);
     expect(response.body).toEqual({ error: 'Validation failed', status: 400, details });
     expect((await runtime.request('GET', path, { key: tenant.apiKey })).body.count).toBe(0);
+  });
+});
+
+describe('hardening §1: a file sub-resource body of the wrong shape says which shape it takes', () => {
+  test('milestone checklist and custom-field values', async () => {
+    const tenant = await runtime.organization();
+    const file = (await runtime.request('POST', '/mortgage-files', { key: tenant.apiKey, body: {} })).body;
+    const milestone = (await runtime.request('GET', `/mortgage-files/${file.id}/milestones`, { key: tenant.apiKey })).body.data[0];
+    const answers = [
+      await runtime.request('POST', `/mortgage-files/${file.id}/milestones/progress`, { key: tenant.apiKey, body: { milestone_id: milestone.milestone_id, checklist: 5 } }),
+      await runtime.request('POST', `/mortgage-files/${file.id}/milestones/progress`, { key: tenant.apiKey, body: { milestone_id: milestone.milestone_id, checklist: [5] } }),
+      await runtime.request('PATCH', `/mortgage-files/${file.id}/custom-fields`, { key: tenant.apiKey, body: { values: 5 } }),
+    ];
+    expect(answers.map((answer) => [answer.status, answer.body.details])).toEqual([
+      [400, 'checklist: must be an array of checklist items'],
+      [400, 'checklist.0: must be an object {id, is_done?, is_removed?}'],
+      [400, 'values: must be an object {field_name: value}'],
+    ]);
+    const after = (await runtime.request('GET', `/mortgage-files/${file.id}/milestones`, { key: tenant.apiKey })).body.data[0];
+    expect(after).toEqual(milestone);
   });
 });
 
