@@ -117,14 +117,50 @@ function mostTelling(issue: z.core.$ZodIssue): z.core.$ZodIssue {
   return mostTelling({ ...inner, path: [...issue.path, ...inner.path] } as z.core.$ZodIssue);
 }
 
+const TYPE_WORDS: Record<string, string> = {
+  string: 'must be a string',
+  number: 'must be a number',
+  int: 'must be an integer',
+  boolean: 'must be true or false',
+  array: 'must be an array',
+  object: 'must be an object',
+  record: 'must be an object',
+  null: 'must be null',
+};
+
+/**
+ * An issue in the service's words. Schemas mostly give their own messages (`must be at most 100
+ * characters`); where one does not, zod's default wording ("Invalid input: expected string, received
+ * number", "Too big: expected string to have <=200 characters") is said the same way. A required
+ * field that is absent (the parse reports inputs) is `required`, as the nested records say it.
+ */
+function messageOf(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'invalid_type') {
+    if ('input' in issue && issue.input === undefined) return 'required';
+    if (issue.message.startsWith('Invalid input')) return TYPE_WORDS[issue.expected] ?? issue.message;
+  }
+  if ((issue.code === 'too_big' || issue.code === 'too_small') && /^Too (big|small)/.test(issue.message)) {
+    const big = issue.code === 'too_big';
+    const bound = Number(big ? issue.maximum : issue.minimum);
+    const inclusive = issue.inclusive !== false;
+    if (issue.origin === 'string') return !big && bound === 1 ? 'must not be empty' : `must be ${big ? 'at most' : 'at least'} ${bound} characters`;
+    if (issue.origin === 'array' || issue.origin === 'set') return `must have ${big ? 'at most' : 'at least'} ${bound} items`;
+    if (issue.origin === 'number' || issue.origin === 'int' || issue.origin === 'bigint') {
+      return `must be ${big ? (inclusive ? 'at most' : 'less than') : inclusive ? 'at least' : 'greater than'} ${bound}`;
+    }
+  }
+  if (issue.code === 'invalid_value' && issue.message.startsWith('Invalid option')) {
+    return `must be one of ${issue.values.map((value) => JSON.stringify(value)).join(', ')}`;
+  }
+  return issue.message;
+}
+
 export function describeIssues(error: z.ZodError): string {
   return error.issues
     .map((raw) => {
       const issue = mostTelling(raw);
       const field = issue.path.join('.');
-      // A required field that is absent (the parse reports inputs): `title: required` (as the nested records say it), not the type it should have had.
-      const missing = issue.code === 'invalid_type' && 'input' in issue && issue.input === undefined;
-      const message = missing ? 'required' : issue.message;
+      const message = messageOf(issue);
       return field ? `${field}: ${message}` : message;
     })
     .join('; ');
@@ -159,7 +195,7 @@ async function invoke(event: APIGatewayProxyEventV2, auth: AuthContext | undefin
       const sent = parseJsonBody(event);
       let parsed = operation.body.safeParse(sent);
       // A date, id or enum value sent blank or with blanks around it (resources.md §1 "Strings").
-      // The issues carry their input (never answered or logged), so a missing field says `required`.
+      // The issues carry their input (never answered or logged), so a missing field says `required` (`messageOf`).
       if (!parsed.success) parsed = operation.body.safeParse(withBlankStringsResolved(operation.body, sent), { reportInput: true });
       if (!parsed.success) throw badRequest('Validation failed', { details: describeIssues(parsed.error) });
       body = parsed.data;
