@@ -50,6 +50,10 @@ const knownCustomers = new WeakMap<Family, Map<string, StoredRecord>>();
 export function rememberCustomers(family: Family, customers: StoredRecord[]): void {
   knownCustomers.set(family, new Map(customers.map((customer) => [customer.id, customer])));
 }
+/** A customer as this request writes it (created or changed with its borrower): the answer, made before the commit, shows it so. */
+function knowCustomer(family: Family, customer: StoredRecord): void {
+  knownCustomers.set(family, new Map(knownCustomers.get(family)).set(customer.id, customer));
+}
 
 /** The parts a borrower's DELETE removes with it (resources.md §6); documents and others naming it stay. */
 const OWNED_BY_BORROWER = new Set(['INCOME', 'BANK_ACCOUNT', 'OBLIGATION', REQUIREMENT_TYPE]);
@@ -202,6 +206,7 @@ export const borrowerPart = definePart({
     const resolved = (input as { [RESOLVED_CUSTOMER]?: StoredRecord })[RESOLVED_CUSTOMER];
     // The organization's templates are read once per request, alongside the customer's reads.
     const [customer] = await Promise.all([resolved ?? resolveBorrowerCustomer({ ...context, borrowerFileId: family.parent.id }, input, batch), activeDocumentTemplates(context)]);
+    knowCustomer(family, customer);
     const existing = siblings.find((borrower) => borrower.customer_id === customer.id);
     if (existing) {
       throw conflict('Borrower already exists', { details: 'This customer is already a borrower of the mortgage file', extra: { existing_link_id: existing.id } });
@@ -228,6 +233,7 @@ export const borrowerPart = definePart({
       if (!customer) throw invalid('customer_id: the borrower\'s customer no longer exists');
       const customerPlan = new WriteBatch();
       const updated = await planCustomerChange({ ...context, borrowerFileId: family.parent.id }, customer, inline, customerPlan);
+      knowCustomer(family, updated);
       changes.search_names = customerNames(updated);
       // The customer's plan (its change, or the check that it still exists) goes with a write of
       // the borrower; the same values again write nothing at all.

@@ -295,7 +295,9 @@ export async function updateFileWithRecords(context: WriteContext, id: string, b
   const total = sent.reduce((sum, { field }) => sum + arrayOf(body, field).length, 0);
   const hasScalar = Object.values(scalar).some((value) => value !== undefined);
 
-  const family = await retryOnVersionConflict(async () => {
+  // Borrowers are always answered (they are not written here); the three kinds only when sent (spec §2).
+  const show = { borrowers: true, ...Object.fromEntries(sent.map(({ field }) => [field, true])) };
+  return retryOnVersionConflict(async () => {
     const family = await requireFamily(mortgageFileEntity, context.organizationId, id);
     if (!hasScalar && total === 0 && sent.length === 0) throw noUpdatableFields();
     if (total > UPDATE_RECORDS_MAX) throw badRequest('Validation failed', { details: `incomes, bank_accounts, obligations: at most ${UPDATE_RECORDS_MAX} records per request` });
@@ -325,13 +327,13 @@ export async function updateFileWithRecords(context: WriteContext, id: string, b
         });
       }
     }
-    if (updated === current && !partsChanged) return family;
+    if (updated === current && !partsChanged) return presentFile(family, show);
     if (updated === current) planParentVersionMove(mortgageFileEntity, family, batch);
     if (context.audit) batch.add(context.audit.entry(id, 200));
+    // The answer is made before the commit (its borrowers' customers read now): once the write has
+    // committed, nothing left can fail it, and a client's retry would add its new records again.
+    const answer = await presentFile({ ...family, parent: updated === current ? family.parent : updated }, show);
     await batch.commit();
-    family.parent = updated === current ? family.parent : updated;
-    return family;
+    return answer;
   });
-  // Borrowers are always answered (they are not written here); the three kinds only when sent (spec §2).
-  return presentFile(family, { borrowers: true, ...Object.fromEntries(sent.map(({ field }) => [field, true])) });
 }

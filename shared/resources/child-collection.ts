@@ -260,9 +260,11 @@ async function createChild(child: ChildDefinition, context: WriteContext, parent
     const record = await planChildCreate(child, scope, input, batch);
     requireParent(child, scope, batch);
     if (context.audit) batch.add(context.audit.entry(record.id, 201));
+    // The answer is made before the commit: once the write has committed, nothing left can fail it.
+    const [answer] = await present(child, [record], parent);
     await batch.commit();
     await child.afterCommit?.(undefined, record, scope);
-    return (await present(child, [record], parent))[0];
+    return answer;
   });
 }
 
@@ -276,13 +278,14 @@ async function updateChild(child: ChildDefinition, context: WriteContext, parent
     const scope = { context, parent };
     const batch = new WriteBatch();
     const updated = await planChildUpdate(child, scope, current, input, batch);
+    const [answer] = await present(child, [updated], parent);
     if (updated !== current || batch.items.length > 0) {
       requireParent(child, scope, batch);
       if (context.audit) batch.add(context.audit.entry(id, 200));
       await batch.commit();
       if (updated !== current) await child.afterCommit?.(current, updated, scope);
     }
-    return (await present(child, [updated], parent))[0];
+    return answer;
   });
 }
 

@@ -206,8 +206,10 @@ async function createPart(part: PartDefinition, context: WriteContext, parentId:
     const batch = new WriteBatch();
     const record = await planPartCreate(part, context, family, input, batch);
     if (context.audit) batch.add(context.audit.entry(record.id, 201));
+    // The answer is made before the commit: once the write has committed, nothing left can fail it.
+    const [answer] = await presentParts(part, [record], family);
     await batch.commit();
-    return (await presentParts(part, [record], family))[0];
+    return answer;
   });
 }
 
@@ -244,11 +246,12 @@ async function updatePart(part: PartDefinition, context: WriteContext, parentId:
     if (Object.values(input).every((value) => value === undefined)) throw noUpdatableFields();
     const batch = new WriteBatch();
     const updated = await planPartUpdate(part, context, family, current, input, batch);
+    const [answer] = await presentParts(part, [updated], family);
     if (updated !== current) {
       if (context.audit) batch.add(context.audit.entry(id, 200));
       await batch.commit();
     }
-    return (await presentParts(part, [updated], family))[0];
+    return answer;
   });
 }
 

@@ -2,7 +2,7 @@ import { DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { getDocumentClient } from '../../shared/storage/dynamo-client';
 import { entityKeys, keys } from '../../shared/storage/keys';
 import { fileFixtures, MISSING_ID, type Tenant } from '../support/file-fixtures';
-import { useTestRuntime } from '../support/test-runtime';
+import { failingFirstCallAfterCommit, useTestRuntime } from '../support/test-runtime';
 
 /**
  * A file's contacts (resources.md §9.4) over real HTTP: the role's default, one link per (contact,
@@ -251,5 +251,24 @@ describe('file contacts', () => {
       `PATCH /mortgage-files/{id}/contacts/{linkId} 200 ${created.body.id}`,
       `DELETE /mortgage-files/{id}/contacts/{linkId} 200 ${created.body.id}`,
     ]);
+  });
+
+  test('a link made or moved is answered as made (spec §7): nothing after the commit can turn it into a 500, whose retry would be a 409', async () => {
+    const tenant = await runtime.organization();
+    const file = await newFile(tenant);
+    const contact = await newContact(tenant);
+    const write = (method: string, path: string, body: Record<string, unknown>) =>
+      failingFirstCallAfterCommit(async (fired) => {
+        const response = await runtime.request(method, path, { key: tenant.apiKey, body });
+        return { response, calledAfterCommit: fired() };
+      });
+    const made = await write('POST', links(file.id), { contact_id: contact.id });
+    expect({ status: made.response.status, calledAfterCommit: made.calledAfterCommit }).toEqual({ status: 201, calledAfterCommit: false });
+    expect(made.response.body).toMatchObject({ contact_id: contact.id, role: 'banker', contact: { id: contact.id, first_name: 'Avi' } });
+    const moved = await write('PATCH', `${links(file.id)}/${made.response.body.id}`, { role: 'lawyer' });
+    expect({ status: moved.response.status, calledAfterCommit: moved.calledAfterCommit }).toEqual({ status: 200, calledAfterCommit: false });
+    const read = await runtime.request('GET', `${links(file.id)}/${made.response.body.id}`, { key: tenant.apiKey });
+    expect(read.body).toEqual(moved.response.body);
+    expect(read.headers.get('etag')).toBe(moved.response.headers.get('etag'));
   });
 });

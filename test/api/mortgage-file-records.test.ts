@@ -1,4 +1,4 @@
-import { failingOneCall, useTestRuntime, type TestRuntime } from '../support/test-runtime';
+import { failingFirstCallAfterCommit, failingOneCall, useTestRuntime, type TestRuntime } from '../support/test-runtime';
 
 /**
  * A file's borrowers, incomes, bank accounts and obligations (resources.md §5 "Create", "Read",
@@ -234,6 +234,58 @@ describe('resources.md §5: a file created with its nested records', () => {
       expect(read.body.child_errors).toBeUndefined();
       expect(read.headers.get('etag')).toBe(response.headers.get('etag'));
     });
+  });
+});
+
+describe('spec §7: a write that has committed is answered as made', () => {
+  /**
+   * The answer is made before the commit, so nothing after it can turn a write that was made into a
+   * 500 (which a client retries: a borrower, a customer or an income added twice). Each write below
+   * is made with the first database call after its commit failing: there is none, the answer is the
+   * write's own, and a read afterwards shows the same thing with the same ETag.
+   */
+  async function committedWrite(tenant: Tenant, method: string, path: string, body: Body, status: number) {
+    return failingFirstCallAfterCommit(async (fired) => {
+      const response = await call(tenant, method, path, body);
+      expect({ status: response.status, body: response.body, calledAfterCommit: fired() }).toEqual({ status, body: expect.anything(), calledAfterCommit: false });
+      return response;
+    });
+  }
+
+  test('a borrower added with a new customer, and a borrower changed with its customer, answer their customer as written', async () => {
+    const tenant = await runtime.organization();
+    const file = await createFile(tenant, { borrowers: [{ first_name: 'Dana', last_name: 'Cohen' }] });
+    const added = await committedWrite(tenant, 'POST', `/mortgage-files/${file.id}/borrowers`, { first_name: 'Avi', last_name: 'Levi', phone: '050-123-4567', relationship: 'spouse' }, 201);
+    expect(added.body).toMatchObject({ first_name: 'Avi', last_name: 'Levi', phone: '050-123-4567', relationship: 'spouse', is_main: false });
+    const read = await call(tenant, 'GET', `/mortgage-files/${file.id}/borrowers/${added.body.id}`);
+    expect(read.body).toEqual(added.body);
+    expect(read.headers.get('etag')).toBe(added.headers.get('etag'));
+    expect((await call(tenant, 'GET', `/customers/${added.body.customer_id}`)).body).toMatchObject({ first_name: 'Avi', phone: '050-123-4567' });
+
+    const changed = await committedWrite(tenant, 'PATCH', `/mortgage-files/${file.id}/borrowers/${added.body.id}`, { nickname: 'Avi L', order_index: 0 }, 200);
+    expect(changed.body).toMatchObject({ nickname: 'Avi L', first_name: 'Avi', order_index: 0, is_main: false });
+    const again = await call(tenant, 'GET', `/mortgage-files/${file.id}/borrowers/${added.body.id}`);
+    expect(again.body).toEqual(changed.body);
+    expect(again.headers.get('etag')).toBe(changed.headers.get('etag'));
+    expect((await call(tenant, 'GET', `/mortgage-files/${file.id}/borrowers`)).body.count).toBe(2);
+    expect((await call(tenant, 'GET', '/customers')).body.count).toBe(2);
+  });
+
+  test('a file PATCH, PUT and status change with new records answer the file as written, and the records are there once', async () => {
+    const tenant = await runtime.organization();
+    const file = await createFile(tenant, { borrowers: [{ first_name: 'Dana', last_name: 'Cohen' }] });
+    const borrowerId = file.borrowers[0].id;
+    const patched = await committedWrite(tenant, 'PATCH', `/mortgage-files/${file.id}`, { property_city: 'Haifa', incomes: [{ income_type: 'pension', monthly_amount: 300, borrower_id: borrowerId }] }, 200);
+    expect(patched.body).toMatchObject({ property_city: 'Haifa', borrowers: [{ first_name: 'Dana' }], incomes: [{ monthly_amount: 300 }], bank_accounts: null });
+    const put = await committedWrite(tenant, 'PUT', `/mortgage-files/${file.id}`, { bank_accounts: [{ bank_code: '12', borrower_id: borrowerId }] }, 200);
+    expect(put.body.bank_accounts).toHaveLength(1);
+    const status = await committedWrite(tenant, 'PATCH', `/mortgage-files/${file.id}/status`, { status: 'collecting_documents', notes: 'Payslips requested' }, 200);
+    expect(status.body).toMatchObject({ status: 'collecting_documents', borrowers: [{ first_name: 'Dana' }] });
+    const read = await call(tenant, 'GET', `/mortgage-files/${file.id}`);
+    expect(read.body).toMatchObject({ property_city: 'Haifa', status: 'collecting_documents', incomes: [{ monthly_amount: 300 }], bank_accounts: [{ bank_code: '12' }] });
+    expect(read.body.incomes).toHaveLength(1);
+    expect(read.headers.get('etag')).toBe(status.headers.get('etag'));
+    expect((await call(tenant, 'GET', `/mortgage-files/${file.id}/status-history`)).body.count).toBeGreaterThanOrEqual(1);
   });
 });
 

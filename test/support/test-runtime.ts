@@ -156,3 +156,35 @@ export async function failingOneCall<T>(markers: string[], run: (fired: () => bo
     client.middlewareStack.remove(name);
   }
 }
+
+/**
+ * Makes the first DynamoDB call after a transaction has committed fail, for the length of `run`:
+ * a write whose answer still needed the database would be answered 500 although it was made.
+ * `fired()` tells whether any call came after the commit at all.
+ */
+export async function failingFirstCallAfterCommit<T>(run: (fired: () => boolean) => Promise<T>): Promise<T> {
+  const { getDocumentClient } = await import('../../shared/storage/dynamo-client');
+  const client = getDocumentClient();
+  const name = `failAfterCommit-${randomUUID()}`;
+  let committed = false;
+  let fired = false;
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (committed && !fired) {
+        fired = true;
+        const error = new Error('injected failure of the first call after a commit');
+        error.name = 'InternalServerError';
+        throw error;
+      }
+      const result = await next(args);
+      if (context.commandName === 'TransactWriteItemsCommand') committed = true;
+      return result;
+    },
+    { step: 'initialize', name },
+  );
+  try {
+    return await run(() => fired);
+  } finally {
+    client.middlewareStack.remove(name);
+  }
+}
