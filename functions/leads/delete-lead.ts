@@ -3,7 +3,7 @@ import { assertPrecondition, preconditionFailed, versionCondition, versionOf } f
 import { getTableName } from '../../shared/storage/dynamo-client';
 import { entityKeys, keys } from '../../shared/storage/keys';
 import { nowIso } from '../../shared/ids';
-import { completeDelete } from '../../shared/resources/entity.repository';
+import { completeCommittedDelete } from '../../shared/resources/entity.repository';
 import { TransactionConditionFailed, transactWrite, type TransactItem } from '../../shared/storage/transactions';
 import type { WriteContext } from '../../shared/write-context';
 import { retryOnVersionConflict, VersionConflict, WriteBatch } from '../../shared/resources/write-batch';
@@ -60,5 +60,5 @@ async function deleteLeadAsRead(context: WriteContext, leadId: string): Promise<
     }
     throw error;
   }
-  await completeDelete(LEAD_TYPE, context.organizationId, leadId, { rows: true, followUp: () => tasksUnlinked.after(lead) });
+  await completeCommittedDelete(LEAD_TYPE, context.organizationId, leadId, { rows: true, followUp: () => tasksUnlinked.after(lead) });
 }

@@ -4,6 +4,7 @@ import { noUpdatableFields, recordNotFound } from '../http/errors';
 import { buildSearchText, parsePaging, sanitizeSearchTerm } from '../http/list-query';
 import { assertPrecondition, preconditionFailed, storedVersion, versionCondition, versionOf, withVersion } from '../http/record-version';
 import { newId, nowIso } from '../ids';
+import { getLogger } from '../logger';
 import { getDocumentClient, getTableName } from '../storage/dynamo-client';
 import { entityKeys } from '../storage/keys';
 import { batchGetAll, batchWriteAll, itemKeyOf, queryAll, queryOffsetPage } from '../storage/paginated-requests';
@@ -348,6 +349,20 @@ export async function completeDelete(type: string, organizationId: string, id: s
 }
 
 /**
+ * `completeDelete` right after a delete's transaction. The delete has committed by then, so a
+ * failure here is logged, not answered: the `deleting` marker stays and the sweep finishes the
+ * rest (`finishUnfinishedDeletes`), as for a process stopped half-way. A 500 would have told the
+ * client that a delete failed which had been made, and its retry would have found a 404.
+ */
+export async function completeCommittedDelete(type: string, organizationId: string, id: string, options: { rows: boolean; followUp?: () => Promise<void> }): Promise<void> {
+  try {
+    await completeDelete(type, organizationId, id, options);
+  } catch (error) {
+    getLogger().warn('delete committed; its follow-up is left to the sweep', { entity_type: type, error_name: (error as Error)?.name });
+  }
+}
+
+/**
  * DELETE: the record, its counter, its unique guards, the entity's own items; conditional on the
  * version read. When something follows it (rows of its partition, `afterDelete` work), a
  * `deleting` marker is put in the same transaction and removed once that is done.
@@ -376,7 +391,7 @@ export async function deleteRecord(entity: EntityDefinition, context: WriteConte
   });
   if (followsUp) {
     const { afterDelete } = entity;
-    await completeDelete(entity.type, context.organizationId, id, { rows: entity.keepsRows === true, followUp: afterDelete && (() => afterDelete(current, context)) });
+    await completeCommittedDelete(entity.type, context.organizationId, id, { rows: entity.keepsRows === true, followUp: afterDelete && (() => afterDelete(current, context)) });
   }
   return current;
 }
