@@ -3,6 +3,7 @@ import { ApiError, badRequest, noUpdatableFields } from '../../shared/http/error
 import { assertPrecondition, versionOf, withVersion } from '../../shared/http/record-version';
 import { newId, nowIso } from '../../shared/ids';
 import {
+  parentVersionUpdate,
   planParentVersionMove,
   planPartCreate,
   planPartUpdate,
@@ -13,12 +14,12 @@ import {
   type PartDefinition,
 } from '../../shared/resources/child-entity';
 import type { StoredRecord } from '../../shared/resources/entity';
-import { planCreate, planUpdate } from '../../shared/resources/entity.repository';
+import { internalsOf, planCreate, planUpdate, withInternals } from '../../shared/resources/entity.repository';
 import { retryOnVersionConflict, VersionConflict, WRITE_ATTEMPTS, WriteBatch } from '../../shared/resources/write-batch';
 import { recordId } from '../../shared/validation/fields';
 import { getLogger } from '../../shared/logger';
 import type { WriteContext } from '../../shared/write-context';
-import { borrowerPart, createBorrowerSchema, MAX_BORROWERS, rememberCustomers, RESOLVED_CUSTOMER, resolveBorrowerCustomer } from './borrower.part';
+import { borrowerPart, createBorrowerSchema, mainBorrowerOf, MAX_BORROWERS, rememberCustomers, RESOLVED_CUSTOMER, resolveBorrowerCustomer } from './borrower.part';
 import { bankAccountPart, incomePart, obligationPart } from './file-records.part';
 import { createMortgageFileFields, mortgageFileEntity, mortgageFileListItemSchema, updateMortgageFileSchema } from './mortgage-file.entity';
 import { activeDocumentTemplates, activeMilestoneTemplates, fileTemplates, planRequirements, REQUIREMENT_TYPE, requirementPart } from './requirement.part';
@@ -278,9 +279,33 @@ export async function createFileWithRecords(context: WriteContext, body: Body): 
     parent: withVersion(family.parent, 1 + written.size),
     parts: new Map([...family.parts].map(([type, records]) => [type, records.filter((record) => isWritten(type, record))])),
   };
-  rememberCustomers(saved, customers);
-  const answer = await presentFile(saved, ALL);
+  const settled = failedBorrowers.size > 0 ? await settleAfterFailedBorrowers(saved, named) : saved;
+  rememberCustomers(settled, customers);
+  const answer = await presentFile(settled, ALL);
   return childErrors.length > 0 ? withVersion({ ...answer, child_errors: childErrors }, versionOf(answer) ?? 0) : answer;
+}
+
+/**
+ * A borrower of a new file that could not be written leaves no trace on the file: the file was
+ * written first with what every borrower would give it (the search names, the borrowers' customers,
+ * and, `customer_id` omitted, the main borrower's customer, which may be new and written only with
+ * its borrower). One more write sets them from the borrowers that were written: `customer_id` is
+ * the main one's customer among them, or null (resources.md §5). Should that write fail too, the
+ * answer is the file as stored.
+ */
+async function settleAfterFailedBorrowers(saved: Family, named: string | undefined): Promise<Family> {
+  const customerId = named ? (saved.parent.customer_id ?? null) : (mainBorrowerOf(siblingsOf(saved, borrowerPart))?.customer_id ?? null);
+  const parent = withInternals(withVersion({ ...saved.parent, customer_id: customerId }, versionOf(saved.parent) ?? 1), { ...internalsOf(saved.parent) });
+  const settled: Family = { parent, parts: saved.parts, fresh: true };
+  const batch = new WriteBatch();
+  parentVersionUpdate(borrowerPart, settled, batch, { customer_id: customerId });
+  try {
+    await batch.commit();
+    return settled;
+  } catch (error) {
+    getLogger().error('a new file keeps the attributes of a borrower that was not written', { error_name: (error as Error)?.name });
+    return saved;
+  }
 }
 
 /**

@@ -154,7 +154,7 @@ export function planParentVersionMove(parent: EntityDefinition, family: Family, 
 }
 
 /** The parent's version move, with the attributes its parts keep on it and the search text and filters derived from them. */
-function parentVersionUpdate(part: PartDefinition, family: Family, batch: WriteBatch, extra: Record<string, unknown> = {}): void {
+export function parentVersionUpdate(part: PartDefinition, family: Family, batch: WriteBatch, extra: Record<string, unknown> = {}): void {
   const attributes = part.parentAttributes?.(family);
   if (!attributes) return planParentVersionMove(part.parent, family, batch, extra);
   withInternals(family.parent, { ...internalsOf(family.parent), ...attributes });

@@ -215,6 +215,39 @@ describe('resources.md §5: a file created with its nested records', () => {
     expect(file.borrowers.find((borrower: Body) => borrower.first_name === 'Next').order_index).toBe(6);
   });
 
+  test('a borrower that could not be written leaves no trace on the file: customer_id is the written main borrower\'s customer (or null), and neither search nor the customer filter finds the other', async () => {
+    const tenant = await runtime.organization();
+    // The main borrower's transaction fails; the second borrower's is written and becomes the main one.
+    const file = await failingOneCall(['TransactItems', '"borrower"', 'Dana Cohen'], async (fired) => {
+      const response = await call(tenant, 'POST', '/mortgage-files', { borrowers: [{ first_name: 'Dana', last_name: 'Cohen' }, { first_name: 'Avi', last_name: 'Levi' }] });
+      expect(fired()).toBe(true);
+      return response;
+    });
+    expect(file.status).toBe(201);
+    expect(file.body.child_errors).toEqual(['borrower_write_failed']);
+    expect(file.body.borrowers).toMatchObject([{ first_name: 'Avi', is_main: true }]);
+    expect(file.body.customer_id).toBe(file.body.borrowers[0].customer_id);
+    expect((await call(tenant, 'GET', `/customers/${file.body.customer_id}`)).body.first_name).toBe('Avi');
+    const read = await call(tenant, 'GET', `/mortgage-files/${file.body.id}`);
+    expect(read.body.customer_id).toBe(file.body.customer_id);
+    expect(read.headers.get('etag')).toBe(file.headers.get('etag'));
+    expect((await call(tenant, 'GET', '/mortgage-files?search=Dana')).body.count).toBe(0);
+    expect((await call(tenant, 'GET', '/mortgage-files?search=Levi')).body.count).toBe(1);
+    expect((await call(tenant, 'GET', '/customers')).body.count).toBe(1);
+    expect((await call(tenant, 'GET', `/mortgage-files?customer_id=${file.body.customer_id}`)).body.count).toBe(1);
+
+    // Its only borrower not written: the file names no customer.
+    const alone = await failingOneCall(['TransactItems', '"borrower"', 'Noa Bar'], () => call(tenant, 'POST', '/mortgage-files', { borrowers: [{ first_name: 'Noa', last_name: 'Bar' }] }));
+    expect(alone.status).toBe(201);
+    expect(alone.body).toMatchObject({ customer_id: null, borrowers: [], child_errors: ['borrower_write_failed'] });
+    expect((await call(tenant, 'GET', `/mortgage-files/${alone.body.id}`)).body.customer_id).toBeNull();
+    expect((await call(tenant, 'GET', '/mortgage-files?search=Noa')).body.count).toBe(0);
+    // Added again by its route, the borrower is the file's main borrower; the file's customer_id stays as set (null).
+    const again = await call(tenant, 'POST', `/mortgage-files/${alone.body.id}/borrowers`, { first_name: 'Noa', last_name: 'Bar' });
+    expect(again.body.is_main).toBe(true);
+    expect((await call(tenant, 'GET', '/mortgage-files?search=Noa')).body.count).toBe(1);
+  });
+
   test('a nested write that fails at the database still answers 201 with child_errors (codes only); what was written stays', async () => {
     const tenant = await runtime.organization();
     // The database refuses the second borrower's transaction (an injected error of that one call).
