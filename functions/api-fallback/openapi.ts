@@ -67,10 +67,26 @@ function allowUnknownProperties(value: unknown): unknown {
   return result;
 }
 
+const componentUri = (id: string) => `#/components/schemas/${id}`;
+
+/**
+ * A value checked as sent and then parsed by a schema (`z.unknown().refine(size).pipe(data)`, a
+ * string trimmed before it must be an email address) is described by that schema: a request's
+ * JSON Schema otherwise says only "anything" or "a string" where the API takes a shape.
+ */
+function describedByItsSchema(context: { zodSchema: z.core.$ZodType; jsonSchema: JsonSchema }): void {
+  const def = context.zodSchema._zod.def as z.core.$ZodTypeDef & { in?: z.core.$ZodType; out?: z.core.$ZodType };
+  if (def.type !== 'pipe' || !def.in || !def.out || !['unknown', 'string'].includes(def.in._zod.def.type)) return;
+  const id = z.globalRegistry.get(def.out)?.id;
+  const target = id ? { $ref: componentUri(id) } : stripDialect(z.toJSONSchema(def.out, { io: 'input', unrepresentable: 'any', override: describedByItsSchema }) as JsonSchema);
+  for (const key of Object.keys(context.jsonSchema)) delete context.jsonSchema[key];
+  Object.assign(context.jsonSchema, target);
+}
+
 function schemaFor(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
   const id = z.globalRegistry.get(schema)?.id;
-  if (id) return { $ref: `#/components/schemas/${id}` };
-  return stripDialect(z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchema);
+  if (id) return { $ref: componentUri(id) };
+  return stripDialect(z.toJSONSchema(schema, { io, unrepresentable: 'any', ...(io === 'input' ? { override: describedByItsSchema } : {}) }) as JsonSchema);
 }
 
 /** Spec §4 "Common list query parameters" (a value out of range falls back to the default, or is capped). */
@@ -242,7 +258,7 @@ export function buildOpenApiDocument(operations: Operation[]): JsonSchema {
   paths['/hooks/leads/{token}'] = intakePath();
   // Request bodies are described as the client sends them (a value's transform has no JSON Schema), answers as sent back.
   const registered = (io: 'input' | 'output') =>
-    (z.toJSONSchema(z.globalRegistry, { uri: (id) => `#/components/schemas/${id}`, unrepresentable: 'any', io }) as { schemas: Record<string, JsonSchema> }).schemas;
+    (z.toJSONSchema(z.globalRegistry, { uri: componentUri, unrepresentable: 'any', io, ...(io === 'input' ? { override: describedByItsSchema } : {}) }) as { schemas: Record<string, JsonSchema> }).schemas;
   const [inputs, outputs] = [registered('input'), registered('output')];
   const schemas = Object.fromEntries(Object.entries(outputs).map(([id, schema]) => [id, stripDialect(id.endsWith('Request') && inputs[id] ? inputs[id] : schema)]));
   schemas.Error ??= stripDialect(z.toJSONSchema(errorSchema) as JsonSchema);

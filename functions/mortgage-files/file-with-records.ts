@@ -43,16 +43,25 @@ export const UPDATE_RECORDS_MAX = 25;
 
 /** A nested record of a new file names its borrower by index (default 0); `null`: none (a joint bank account, an obligation of the household). */
 const withBorrowerIndex = (schema: z.ZodType) =>
-  (schema as z.ZodObject).extend({
-    borrower_index: z.number({ error: 'must be a number' }).int('must be an integer').min(0).max(MAX_BORROWERS - 1).nullable().optional(),
-  });
+  (schema as z.ZodObject)
+    .extend({
+      borrower_index: z.number({ error: 'must be a number' }).int('must be an integer').min(0).max(MAX_BORROWERS - 1).nullable().optional(),
+    })
+    // The fields its create needs (checked by the part's own rule), but the borrower, which is `borrower_index`.
+    .meta({ required: requiredOnCreate(schema).filter((field) => field !== 'borrower_id') });
+
+/** The fields a record kind's create needs, as its request schema documents them. */
+const requiredOnCreate = (schema: z.ZodType) => (z.globalRegistry.get(schema)?.required as string[] | undefined) ?? [];
 
 /** The borrower a nested record of a new file belongs to: `borrower_index`, or none when it (or `borrower_id`) is sent as `null`. */
 function borrowerOfNewRecord(input: Body, borrowerIds: string[]): string | null {
   if (input.borrower_index === null || (input.borrower_index === undefined && input.borrower_id === null)) return null;
   return borrowerIds[(input.borrower_index as number | undefined) ?? 0] ?? null;
 }
-const withRecordId = (schema: z.ZodType) => (schema as z.ZodObject).extend({ id: recordId('record').optional() });
+const withRecordId = (schema: z.ZodType, create: z.ZodType) =>
+  (schema as z.ZodObject)
+    .extend({ id: recordId('record').optional() })
+    .meta({ description: `With \`id\`: that record of the file, its fields as sent changed. Without: a new record, which needs ${requiredOnCreate(create).join(', ')}.` });
 
 /** A file's answer (resources.md §5 Read): its fields with the four arrays, each of its records' answer. */
 export const mortgageFileSchema = mortgageFileListItemSchema
@@ -72,7 +81,7 @@ export const createMortgageFileSchema = createMortgageFileFields
   .meta({ id: 'CreateMortgageFileRequest' });
 
 export const updateMortgageFileWithRecordsSchema = updateMortgageFileSchema
-  .extend(Object.fromEntries(RECORD_KINDS.map(({ field, part }) => [field, z.array(withRecordId(part.schemas.update)).max(UPDATE_RECORDS_MAX).optional()])))
+  .extend(Object.fromEntries(RECORD_KINDS.map(({ field, part }) => [field, z.array(withRecordId(part.schemas.update, part.schemas.create)).max(UPDATE_RECORDS_MAX).optional()])))
   .meta({ id: 'UpdateMortgageFileRequest' });
 
 /** A nested record's 400 names where it is in the body (`incomes[1].monthly_amount: ...`). */

@@ -52,6 +52,23 @@ describe('spec §9: GET /openapi.json, a machine-readable OpenAPI description', 
     expect(document.components.schemas.CreateChargeRequest.properties.amount).toMatchObject({ type: 'number', exclusiveMinimum: 0, description: expect.stringContaining('2 decimal places') });
   });
 
+  test('a value checked as sent and then parsed is described by what it must be: calculator-mix data, email addresses; a new file\'s nested records list what they need', () => {
+    const schemas = document.components.schemas;
+    expect(schemas.CreateCalculatorMixRequest.properties.data).toEqual({ $ref: '#/components/schemas/CalculatorMixData' });
+    expect(schemas.UpdateCalculatorMixRequest.properties.data.anyOf).toContainEqual({ $ref: '#/components/schemas/CalculatorMixData' });
+    expect(schemas.CalculatorMixData.required).toEqual(['version', 'mixes']);
+    for (const id of ['CreateCustomerRequest', 'UpdateCustomerRequest', 'CreateContactRequest', 'CreateBorrowerRequest']) {
+      expect({ id, email: JSON.stringify(schemas[id].properties.email) }).toEqual({ id, email: expect.stringContaining('"format":"email"') });
+      expect({ id, email: JSON.stringify(schemas[id].properties.email) }).toEqual({ id, email: expect.stringContaining('"maxLength":320') });
+    }
+    // On create a record names its borrower by borrower_index (default 0), so borrower_id is not among what it needs.
+    const created = schemas.CreateMortgageFileRequest.properties;
+    expect(created.incomes.items.required).toEqual(['income_type', 'monthly_amount']);
+    expect(created.bank_accounts.items.required).toEqual(['bank_code']);
+    expect(created.obligations.items.required).toEqual(['obligation_type', 'monthly_payment']);
+    expect(schemas.UpdateMortgageFileRequest.properties.incomes.items.description).toContain('needs borrower_id, income_type, monthly_amount');
+  });
+
   test('covers every served route and method, each with its responses and errors', () => {
     const paths = new Set(API_ROUTES.map((route) => route.path));
     for (const path of paths) expect(Object.keys(document.paths)).toContain(path);
