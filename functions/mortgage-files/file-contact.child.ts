@@ -85,12 +85,17 @@ function planGuardDelete(batch: WriteBatch, organizationId: string, fileId: stri
  * The contacts of the links (one BatchGetItem, consistent: the answer's ETag stands for them and
  * If-Match is judged against it); a deleted contact is `null`.
  */
-async function withContacts(records: StoredRecord[]): Promise<StoredRecord[]> {
+async function withContacts(records: StoredRecord[], parent: StoredRecord): Promise<StoredRecord[]> {
   if (records.length === 0) return records;
-  const contactIds = [...new Set(records.map((record) => record.contact_id as string))];
-  const contacts = new Map((await getRecords(contactEntity, records[0].organization_id, contactIds)).map((contact) => [contact.id, contact]));
+  const known = contactsRead.get(parent);
+  const contactIds = [...new Set(records.map((record) => record.contact_id as string))].filter((id) => known?.id !== id);
+  const contacts = new Map(contactIds.length > 0 ? (await getRecords(contactEntity, records[0].organization_id, contactIds)).map((contact) => [contact.id, contact]) : []);
+  if (known) contacts.set(known.id, known);
   return records.map((record) => ({ ...record, contact: contacts.get(record.contact_id as string) ?? null }));
 }
+
+/** The contact a create read (with its guards) for the file it links: its answer shows it without reading it again. */
+const contactsRead = new WeakMap<StoredRecord, StoredRecord>();
 
 export const fileContactChild = defineChild({
   type: FILE_CONTACT_TYPE,
@@ -122,6 +127,7 @@ export const fileContactChild = defineChild({
     const contactItem = itemWithKey(items, contactKey);
     if (!contactItem) throw validationFailed('contact_id: not a contact of the organization');
     const contact = recordFromItem(contactEntity, contactItem);
+    contactsRead.set(parent, contact);
     const role = requestedRole ?? (contact.type as string);
     const roleGuard = guardKey(context.organizationId, parent.id, contactId, role);
     const guard = itemWithKey(items, roleGuard);
@@ -150,7 +156,7 @@ export const fileContactChild = defineChild({
   beforeDelete(record, { context }, batch) {
     planGuardDelete(batch, context.organizationId, record.mortgage_file_id as string, record.contact_id as string, record.role as string);
   },
-  present: (records) => withContacts(records),
+  present: (records, parent) => withContacts(records, parent),
   // The answer shows the contact: a change of it (through /contacts) changes the link's ETag.
   joined: (presented) => [presented.contact],
 });

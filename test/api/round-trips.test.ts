@@ -337,8 +337,8 @@ export const FILE_COLLABORATION_ROUND_TRIP_BUDGET = {
   // The file and the rows in parallel, then one BatchGetItem of the users.
   'GET /mortgage-files/{id}/watchers': 4,
   'DELETE /mortgage-files/{id}/watchers/{userId}': 3,
-  // The contact and its role guards in one BatchGetItem; the answer joins the contact.
-  'POST /mortgage-files/{id}/contacts': 5,
+  // The file, then the contact and its role guards in one BatchGetItem (the answer shows the contact as read), then the transaction.
+  'POST /mortgage-files/{id}/contacts': 4,
   'GET /mortgage-files/{id}/contacts': 4,
   'PATCH /mortgage-files/{id}/contacts/{linkId} role': 5,
   'DELETE /mortgage-files/{id}/contacts/{linkId}': 3,
