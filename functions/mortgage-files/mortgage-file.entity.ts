@@ -7,7 +7,7 @@ import { findActiveUser } from '../../shared/organizations/user.repository';
 import { defineEntity, type StoredRecord } from '../../shared/resources/entity';
 import { getRecord, holdRecord, requireRecord } from '../../shared/resources/entity.repository';
 import { getDocumentClient, getTableName } from '../../shared/storage/dynamo-client';
-import { entityKeys, type ItemKey } from '../../shared/storage/keys';
+import { entityKeys, keys, type ItemKey } from '../../shared/storage/keys';
 import type { TransactItem } from '../../shared/storage/transactions';
 import type { WriteBatch } from '../../shared/resources/write-batch';
 import { amountSchema } from '../../shared/validation/bounded';
@@ -18,7 +18,6 @@ import { FILE_SEARCH_FIELDS } from './borrower-names';
 import { MORTGAGE_FILE_TYPE, statusNotePuts, timelinePut } from './file-rows';
 
 export { MORTGAGE_FILE_TYPE } from './file-rows';
-import { getLead } from '../leads/lead.repository';
 
 /** Statuses a file can never be created in (spec §2 Mortgage file). */
 const REJECTED_CREATE_STATUSES = new Set(['draft', 'new']);
@@ -111,12 +110,18 @@ function holdCustomer(organizationId: string, customerId: string, batch: WriteBa
   holdRecord(customerEntity, organizationId, customerId, batch, () => invalid('customer_id: not a customer of the organization'));
 }
 
+/** Whether the organization has this lead (its key only: the file's bundle carries no lead code). */
+async function leadExists(organizationId: string, leadId: string): Promise<boolean> {
+  const result = await getDocumentClient().send(new GetCommand({ TableName: getTableName(), Key: keys.lead(organizationId, leadId), ConsistentRead: true, ProjectionExpression: 'pk' }));
+  return result.Item !== undefined;
+}
+
 /** References in the body must be the organization's (spec §7: 400 naming the field). */
 async function checkReferences(organizationId: string, values: Record<string, unknown>): Promise<void> {
   const failures = await Promise.all([
     typeof values.assigned_to === 'string' && findActiveUser(organizationId, values.assigned_to).then((user) => !user && 'assigned_to: not an active user of the organization'),
     typeof values.customer_id === 'string' && getRecord(customerEntity, organizationId, values.customer_id).then((customer) => !customer && 'customer_id: not a customer of the organization'),
-    typeof values.source_lead_id === 'string' && getLead(organizationId, values.source_lead_id).then((lead) => !lead && 'source_lead_id: not a lead of the organization'),
+    typeof values.source_lead_id === 'string' && leadExists(organizationId, values.source_lead_id).then((exists) => !exists && 'source_lead_id: not a lead of the organization'),
   ]);
   const failure = failures.find((message) => typeof message === 'string') as string | undefined;
   if (failure) throw invalid(failure);

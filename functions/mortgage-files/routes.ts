@@ -12,7 +12,7 @@ import { bankAccountPart, incomePart, obligationPart } from './file-records.part
 import { partOperations } from '../../shared/resources/child-entity';
 import { defineEntity } from '../../shared/resources/entity';
 import { deleteTasksOfFile } from '../tasks/task-links';
-import { fileTaskOperations } from '../tasks/routes';
+import { fileTaskOperations } from '../tasks/file-task-routes';
 import { noteOperations } from './note.child';
 import { reminderOperations } from './reminder.child';
 import { timelineOperations } from './timeline';

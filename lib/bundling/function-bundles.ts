@@ -126,6 +126,29 @@ function phoneMetadataPlugin(): Plugin {
   };
 }
 
+/** The functions that answer the lists' labels (`GET /lists/{name}`); every other one validates values only. */
+const LIST_LABEL_FOLDERS = new Set(['lists']);
+const SYSTEM_LIST_DATA_SOURCE = path.join(PROJECT_ROOT, 'shared', 'lists', 'system-list-data.ts');
+
+/** The system lists as a function that never answers labels needs them: each entry's value alone. */
+export async function systemListValuesOnly(): Promise<Record<string, Array<{ value: string }>>> {
+  const { SYSTEM_LISTS } = await import('../../shared/lists/system-list-data');
+  return Object.fromEntries(Object.entries(SYSTEM_LISTS).map(([name, entries]) => [name, entries.map(({ value }) => ({ value }))]));
+}
+
+/** The lists' labels (in English and Hebrew, a third of a mortgage-file bundle's own code) only where they are answered. */
+function systemListValuesPlugin(folder: string): Plugin {
+  return {
+    name: 'system-list-values',
+    setup(build) {
+      if (LIST_LABEL_FOLDERS.has(folder)) return;
+      build.onLoad({ filter: /[\\/]shared[\\/]lists[\\/]system-list-data\.ts$/ }, async (args) =>
+        path.resolve(args.path) === SYSTEM_LIST_DATA_SOURCE ? { contents: `export const SYSTEM_LISTS = ${JSON.stringify(await systemListValuesOnly())};`, loader: 'js' } : undefined,
+      );
+    },
+  };
+}
+
 /** iconv-lite's `require("./tables/x.json")`: left to run time, the table copied next to the bundle. */
 function iconvTablesPlugin(tables: Map<string, string>): Plugin {
   return {
@@ -188,7 +211,7 @@ export async function buildFunctionBundles(options: BuildFunctionBundlesOptions)
       fs.mkdirSync(directory, { recursive: true });
       const tables = new Map<string, string>();
       const entry = path.join(PROJECT_ROOT, 'functions', folder, 'handler.ts');
-      const result = await esbuild.build(buildOptions(entry, directory, sdk, [openApiAssetPlugin(), phoneMetadataPlugin(), iconvTablesPlugin(tables)]));
+      const result = await esbuild.build(buildOptions(entry, directory, sdk, [openApiAssetPlugin(), phoneMetadataPlugin(), systemListValuesPlugin(folder), iconvTablesPlugin(tables)]));
       const metafile = result.metafile!;
       rewriteSourceMap(directory);
       const staticFiles: Record<string, number> = {};

@@ -10,9 +10,11 @@ import {
   OPENAPI_ASSET,
   phoneMetadataForParsing,
   SDK_MODE,
+  systemListValuesOnly,
   topContributors,
   type FunctionBundle,
 } from '../../lib/bundling/function-bundles';
+import { listValues, SYSTEM_LISTS, type SystemListName } from '../../shared/lists/system-lists';
 import { openApiDocument } from '../../functions/api-fallback/openapi-document';
 
 /*
@@ -82,6 +84,20 @@ describe('Lambda bundle sizes (issue 12)', () => {
 });
 
 describe('what the build puts in place of source modules behaves like the source', () => {
+  test('the lists\' labels are only in the lists function; every other one keeps every value of every list, in order', async () => {
+    const values = await systemListValuesOnly();
+    for (const name of Object.keys(SYSTEM_LISTS) as SystemListName[]) expect(values[name].map(({ value }) => value)).toEqual(listValues(name));
+    for (const bundle of bundles) {
+      const code = fs.readFileSync(path.join(bundle.directory, 'index.js'), 'utf8');
+      const labels = code.includes('ידוע/ה בציבור') || code.includes('Common-law partner');
+      expect({ function: bundle.folder, labels }).toEqual({ function: bundle.folder, labels: bundle.folder === 'lists' });
+    }
+    // The values are still there, where the validators need them.
+    for (const folder of ['mortgage-files', 'customers', 'lists']) {
+      expect({ folder, values: fs.readFileSync(path.join(bundleOf(folder).directory, 'index.js'), 'utf8').includes('"common_law"') }).toEqual({ folder, values: true });
+    }
+  });
+
   test('the bundled fallback serves GET /openapi.json from its static asset: exactly the document built from the schemas', async () => {
     const fallback = bundleOf('api-fallback');
     expect(fallback.staticFiles[OPENAPI_ASSET]).toBeGreaterThan(0);
