@@ -17,6 +17,8 @@ import { BORROWER_TYPE, borrowerNamesText, CUSTOMER_NAME_FIELDS, customerNames }
 import { timelinePut } from './file-rows';
 import { mortgageFileEntity } from './mortgage-file.entity';
 import { activeDocumentTemplates, borrowerTemplates, planRequirements, REQUIREMENT_TYPE } from './requirement.part';
+// A cycle (a document status names a borrower), used only inside functions: a static import keeps the bundle free of lazy module wrappers.
+import { documentStatusChild } from './document-status.child';
 
 export const MAX_BORROWERS = 10;
 
@@ -252,7 +254,6 @@ export const borrowerPart = definePart({
     const owned = partsOf(mortgageFileEntity)
       .filter((candidate) => OWNED_BY_BORROWER.has(candidate.type))
       .flatMap((part) => siblingsOf(family, part).filter((candidate) => candidate.borrower_id === record.id).map((ownedRecord) => ({ part, record: ownedRecord })));
-    const { documentStatusChild } = await import('./document-status.child');
     const statuses = await readChildren(documentStatusChild, context.organizationId, family.parent.id);
     await deleteRecordsAhead(owned, statuses.length, context, family);
     const gone = new Set<unknown>([record.id]);
