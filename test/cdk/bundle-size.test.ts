@@ -72,6 +72,19 @@ describe('Lambda bundle sizes (issue 12)', () => {
     expect(inputs.filter((input) => /node_modules\/zod\/(v4\/)?classic\//.test(input))).toEqual([]);
   });
 
+  test('no function imports its own modules on demand (esbuild would wrap them, and what they reach, in lazy initialisers and keep whole packages)', () => {
+    const onDemand = bundles.flatMap((bundle) =>
+      Object.entries(bundle.metafile.inputs).flatMap(([input, { imports }]) =>
+        imports.filter((entry) => entry.kind === 'dynamic-import' && !input.startsWith('node_modules/') && !entry.external).map((entry) => `${bundle.folder}: ${input} -> ${entry.path}`),
+      ),
+    );
+    expect(onDemand).toEqual([]);
+    // The DynamoDB client's aggregated class (every command and waiter) is what such wrapping kept.
+    const inOutput = (bundle: FunctionBundle) => Object.entries(Object.entries(bundle.metafile.outputs).find(([file]) => file.endsWith('index.js'))![1].inputs).filter(([, { bytesInOutput }]) => bytesInOutput > 0).map(([input]) => input);
+    const aggregated = bundles.filter((bundle) => inOutput(bundle).some((input) => input.endsWith('@aws-sdk/client-dynamodb/dist-es/DynamoDB.js')));
+    expect(aggregated.map((bundle) => bundle.folder)).toEqual([]);
+  });
+
   test('only the intake carries iconv-lite, and its double-byte tables are files next to the bundle, not code', () => {
     for (const bundle of bundles) {
       const carries = Object.keys(bundle.metafile.inputs).some((input) => input.includes('node_modules/iconv-lite/'));
