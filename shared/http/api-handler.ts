@@ -159,7 +159,8 @@ export function describeIssues(error: z.ZodError): string {
   return error.issues
     .map((raw) => {
       const issue = mostTelling(raw);
-      const field = issue.path.join('.');
+      // `borrowers[0].relationship`, as the nested records' own rules name their place in a body.
+      const field = issue.path.map((part, index) => (typeof part === 'number' ? `[${part}]` : `${index > 0 ? '.' : ''}${String(part)}`)).join('');
       const message = messageOf(issue);
       return field ? `${field}: ${message}` : message;
     })

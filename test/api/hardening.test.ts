@@ -109,8 +109,8 @@ describe('hardening §1: a refused value says what was expected, in the service\
   const CASES: Array<[string, string, Record<string, unknown>, string]> = [
     ['POST', '/mortgage-files', { mortgage_type: 'villa' }, 'mortgage_type: must be one of the values of GET /lists/mortgage-types'],
     ['POST', '/mortgage-files', { bank_code: 'x' }, 'bank_code: must be one of the values of GET /lists/banks'],
-    ['POST', '/mortgage-files', { borrowers: [{ first_name: 'Dana', last_name: 'Cohen', relationship: 'cousin' }] }, 'borrowers.0.relationship: must be one of the values of GET /lists/borrower-relationships'],
-    ['POST', '/mortgage-files', { borrowers: [{ first_name: 'Dana', last_name: 'Cohen', birth_date: '2020-13-01' }] }, 'borrowers.0.birth_date: must be a date YYYY-MM-DD'],
+    ['POST', '/mortgage-files', { borrowers: [{ first_name: 'Dana', last_name: 'Cohen', relationship: 'cousin' }] }, 'borrowers[0].relationship: must be one of the values of GET /lists/borrower-relationships'],
+    ['POST', '/mortgage-files', { borrowers: [{ first_name: 'Dana', last_name: 'Cohen', birth_date: '2020-13-01' }] }, 'borrowers[0].birth_date: must be a date YYYY-MM-DD'],
     ['POST', '/customers', { first_name: 'Dana', last_name: 'Cohen', marital_status: 'complicated' }, 'marital_status: must be one of the values of GET /lists/marital-statuses'],
     ['POST', '/customers', { first_name: 'Dana', last_name: 'Cohen', id_type: 'x' }, 'id_type: must be one of the values of GET /lists/id-types'],
     ['POST', '/customers', { first_name: 'Dana', last_name: 'Cohen', birth_date: 'yesterday' }, 'birth_date: must be a date YYYY-MM-DD'],
@@ -126,7 +126,7 @@ describe('hardening §1: a refused value says what was expected, in the service\
     ['POST', '/tasks', { description: 'no title' }, 'title: required'],
     ['POST', '/mortgage-files', { borrowers: [{ last_name: 'Cohen', first_name: 'Dana' }], incomes: [{ monthly_amount: 100 }] }, 'incomes[0].income_type: required'],
     ['POST', '/webhooks', { url: 'https://example.com/hooks' }, 'events: required'],
-    ['POST', '/webhooks', { url: 'https://example.com/hooks', events: ['lead.made'] }, 'events.0: must be an event name of GET /webhooks/events'],
+    ['POST', '/webhooks', { url: 'https://example.com/hooks', events: ['lead.made'] }, 'events[0]: must be an event name of GET /webhooks/events'],
     ['POST', '/tasks', { title: 'Call the bank', assignees: 'dana' }, 'assignees: must be an array of user ids'],
   ];
 
@@ -151,7 +151,7 @@ describe('hardening §1: a file sub-resource body of the wrong shape says which 
     ];
     expect(answers.map((answer) => [answer.status, answer.body.details])).toEqual([
       [400, 'checklist: must be an array of checklist items'],
-      [400, 'checklist.0: must be an object {id, is_done?, is_removed?}'],
+      [400, 'checklist[0]: must be an object {id, is_done?, is_removed?}'],
       [400, 'values: must be an object {field_name: value}'],
     ]);
     const after = (await runtime.request('GET', `/mortgage-files/${file.id}/milestones`, { key: tenant.apiKey })).body.data[0];

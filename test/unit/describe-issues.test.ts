@@ -33,7 +33,7 @@ describe('describeIssues', () => {
   test('a union with the blank value answers with the value\'s own issue, nested paths included', () => {
     const listValue = z.enum(['purchase', 'refinance'], { error: 'must be one of the values of GET /lists/mortgage-types' });
     const schema = z.object({ items: z.array(z.object({ type: z.union([z.literal(''), listValue]).nullable() })) });
-    expect(details(schema, { items: [{ type: 'villa' }] })).toBe('items.0.type: must be one of the values of GET /lists/mortgage-types');
+    expect(details(schema, { items: [{ type: 'villa' }] })).toBe('items[0].type: must be one of the values of GET /lists/mortgage-types');
     // Two real alternatives stay a union: its own message, when it gives one.
     expect(details(z.object({ when: z.union([z.iso.date(), z.iso.datetime()], { error: 'must be a date or a date-time' }) }), { when: 'x' })).toBe('when: must be a date or a date-time');
   });
