@@ -10,8 +10,8 @@ export function isWithinIsoYears(value: string): boolean {
   return !Number.isNaN(time) && /^\d{4}-/.test(new Date(time).toISOString());
 }
 
-/** A date-time field a client writes (resources.md §1 "Dates"): ISO 8601 with a zone, in years 0000–9999 in UTC. */
+/** A date-time field a client writes (resources.md §1 "Dates"): ISO 8601 with a zone, in years 0000–9999 in UTC (one message for one bad value: the year rule only for a valid date-time). */
 export const dateTimeInput = () =>
   z.iso
-    .datetime({ offset: true, error: 'must be an ISO 8601 date-time with a time zone' })
+    .datetime({ offset: true, error: 'must be an ISO 8601 date-time with a time zone', abort: true })
     .refine(isWithinIsoYears, 'must be an instant in the years 0000 to 9999 (UTC)');

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { describeIssues } from '../../shared/http/api-handler';
+import { dateTimeInput } from '../../shared/validation/date-time';
 
 /** A refused body's `details` in the service's words, whatever wording a schema left to zod (spec §7). */
 const details = (schema: z.ZodType, input: unknown): string => {
@@ -36,5 +37,12 @@ describe('describeIssues', () => {
     expect(details(schema, { items: [{ type: 'villa' }] })).toBe('items[0].type: must be one of the values of GET /lists/mortgage-types');
     // Two real alternatives stay a union: its own message, when it gives one.
     expect(details(z.object({ when: z.union([z.iso.date(), z.iso.datetime()], { error: 'must be a date or a date-time' }) }), { when: 'x' })).toBe('when: must be a date or a date-time');
+  });
+
+  test('a date-time that is not one says so once; the year rule speaks only for a real date-time', () => {
+    const schema = z.object({ due_date: z.union([z.literal(''), dateTimeInput()]).nullable().optional() });
+    expect(details(schema, { due_date: 'tomorrow' })).toBe('due_date: must be an ISO 8601 date-time with a time zone');
+    expect(details(schema, { due_date: '2026-13-01T00:00:00Z' })).toBe('due_date: must be an ISO 8601 date-time with a time zone');
+    expect(details(schema, { due_date: '9999-12-31T23:59:59-05:30' })).toBe('due_date: must be an instant in the years 0000 to 9999 (UTC)');
   });
 });
