@@ -9,6 +9,9 @@ const nullableText = (max: number) => text(max).nullable();
 const dateTime = z.iso.datetime({ offset: true });
 
 /** Fields a client may write on a lead (spec §2 Lead, design "Lead fields beyond spec §2"). */
+/** What `next_follow_up_at` takes; a value that is neither form says it once, whichever form it came closer to. */
+const FOLLOW_UP_FORMS = 'must be an ISO 8601 date-time with a time zone, or a date YYYY-MM-DD, in the years 0000 to 9999';
+
 const leadFields = z.object({
   first_name: text(200).trim().min(1, 'must not be empty'),
   last_name: nullableText(200),
@@ -33,7 +36,7 @@ const leadFields = z.object({
   required_amount: amountSchema().nullable(),
   total_income: amountSchema().nullable(),
   has_property: z.boolean().nullable(),
-  next_follow_up_at: z.union([dateTimeInput(), z.iso.date()], { error: 'must be an ISO 8601 date-time with a time zone, or a date YYYY-MM-DD, in the years 0000 to 9999' }).nullable(),
+  next_follow_up_at: z.union([dateTimeInput(), z.iso.date({ error: FOLLOW_UP_FORMS })], { error: FOLLOW_UP_FORMS }).nullable(),
   custom_fields: freeFormObjectSchema().nullable(),
   details_note: nullableText(20_000),
 });
