@@ -8,7 +8,7 @@ import { runReadOnly, WriteRefusedInReadOnlyScope } from '../storage/read-only-s
 import { actionForMethod, isAllowed, resourceForPath } from '../auth/permissions';
 import { isUuid } from '../ids';
 import { responseDeviations } from './response-check';
-import { withInvocationLogger } from '../logger';
+import { getLogger, withInvocationLogger } from '../logger';
 import { parseJsonWithoutUnsafeKeys } from '../validation/safe-keys';
 import { withBlankStringsResolved } from '../validation/blank-strings';
 import { accessLog, errorMapper, normalize, route, stateOf, states, type ApiRequest, type PipelineState } from './api-pipeline';
@@ -241,7 +241,11 @@ async function invoke(event: APIGatewayProxyEventV2, auth: AuthContext | undefin
   if (etag) result.headers = { ...result.headers, ETag: etag };
   if (WRITE_METHODS.has(state.method) && result.statusCode < 300 && state.audit && !state.audit.isRecorded) {
     const recordId = (result.body as { id?: string } | undefined)?.id ?? state.params.id;
-    await state.audit.record(recordId, result.statusCode);
+    // The write has been made: an entry that cannot be written is logged, never answered as a 500
+    // (a rotated secret, shown only in this answer, would be lost; a retry would write again).
+    await state.audit.record(recordId, result.statusCode).catch((error: unknown) =>
+      getLogger().error('write log entry not written', { operation: operation.operationId, error_name: (error as Error)?.name }),
+    );
   }
   return toApiGatewayResult(result);
 }

@@ -11,7 +11,7 @@ import { webhookKeys } from '../../shared/storage/keys';
 import { fireDueWakes, LocalDeliveryScheduler } from '../../shared/webhooks/local-delivery-scheduler';
 import { wakeDeliveryAt } from '../../shared/webhooks/wake-delivery';
 import { claimDelivery, completeAttempt } from '../../shared/webhooks/webhook-delivery.repository';
-import { startTestRuntime, type TestRuntime } from '../support/test-runtime';
+import { failingOneCall, startTestRuntime, type TestRuntime } from '../support/test-runtime';
 import { withConfiguration } from './configuration-override';
 import { eventually, startReceiver } from './receiver';
 
@@ -206,6 +206,21 @@ describe('spec §4 webhook management', () => {
     expect((await runtime.request('GET', path, { key: tenant.apiKey })).body).toMatchObject({ is_active: true, description: 'first' });
     expect((await runtime.request('DELETE', path, { key: tenant.apiKey, headers: { 'If-Match': tagOf(rotated)! } })).status).toBe(200);
     expect((await runtime.request('GET', path, { key: tenant.apiKey })).status).toBe(404);
+  });
+
+  test('spec §2, §5: a rotation whose write-log entry cannot be written still answers the new secret, the one now stored (shown once, it must not be lost)', async () => {
+    const tenant = await runtime.organization();
+    const { id, secret: first } = (await create(tenant)).body;
+    const rotated = await failingOneCall(['"write_log"', 'rotate-secret'], async (fired) => {
+      const response = await runtime.request('POST', `/webhooks/${id}/rotate-secret`, { key: tenant.apiKey });
+      expect(fired()).toBe(true);
+      return response;
+    });
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.secret).toMatch(/^whsec_/);
+    expect(rotated.body.secret).not.toBe(first);
+    const stored = await getDocumentClient().send(new GetCommand({ TableName: runtime.tableName, Key: webhookKeys.endpoint(tenant.organizationId, id), ConsistentRead: true }));
+    expect(stored.Item?.secret).toBe(rotated.body.secret);
   });
 
   test('spec §4, §6: DELETE /webhooks/{id} unsubscribes; the endpoint is gone (404) afterwards', async () => {
