@@ -12,8 +12,8 @@ import { clearLink, customerSummary, type CustomerSummary, leadSummary, type Lea
  * record is gone (its unlinking still under way) shows `null`.
  */
 export async function presentTasks(organizationId: string, tasks: StoredRecord[], context?: WriteContext): Promise<StoredRecord[]> {
-  const leads = new Map<string, LeadSummary>(context ? scopeOf(context).leads : []);
-  const customers = new Map<string, CustomerSummary>(context ? scopeOf(context).customers : []);
+  const leads = new Map<string, LeadSummary | null>(context ? scopeOf(context).leads : []);
+  const customers = new Map<string, CustomerSummary | null>(context ? scopeOf(context).customers : []);
   const leadIds = [...new Set(tasks.map((task) => task.lead_id).filter((id): id is string => typeof id === 'string' && !leads.has(id)))];
   const customerIds = [...new Set(tasks.map((task) => task.customer_id).filter((id): id is string => typeof id === 'string' && !customers.has(id)))];
   if (leadIds.length + customerIds.length > 0) {

@@ -121,8 +121,9 @@ export const linkedKeys = {
  * names for the answer (no second read), and the file given by a nested path.
  */
 interface WriteScope {
-  leads: Map<string, LeadSummary>;
-  customers: Map<string, CustomerSummary>;
+  /** `null`: read, and gone (the answer shows no lead). */
+  leads: Map<string, LeadSummary | null>;
+  customers: Map<string, CustomerSummary | null>;
 }
 const scopes = new WeakMap<WriteContext, WriteScope>();
 export function scopeOf(context: WriteContext): WriteScope {
@@ -153,6 +154,11 @@ interface Lookup {
   taskId?: string;
   /** The file of a nested path: missing is the file's 404, not a 400. */
   fileFromPath?: string;
+  /**
+   * Links the answer shows but the write does not check (kept as they are): read with the checks,
+   * so the answer is made before the commit and nothing after it can fail a write that was made.
+   */
+  shown?: Partial<Record<'lead_id' | 'customer_id', string>>;
 }
 
 /**
@@ -170,10 +176,19 @@ async function resolve(context: WriteContext, lookup: Lookup, checks: WriteBatch
     if (!id) return [];
     return [[field, field === 'parent_task_id' ? taskKey(organizationId, id) : linkedKeys[field](organizationId, id)] as [(typeof REFERENCE_FIELDS)[number], ItemKey]];
   });
-  const wanted = [...userIds.map((id) => keys.user(id)), ...referenceKeys.map(([, key]) => key)];
+  const shownKeys = (['lead_id', 'customer_id'] as const).flatMap((field) => {
+    const id = lookup.shown?.[field];
+    return id && !lookup.references[field] ? [[field, id, linkedKeys[field](organizationId, id)] as const] : [];
+  });
+  const wanted = [...userIds.map((id) => keys.user(id)), ...referenceKeys.map(([, key]) => key), ...shownKeys.map(([, , key]) => key)];
   if (wanted.length === 0) return { activeUsers: new Set() };
   const found = await batchGetAll(wanted, { consistentRead: true });
   const itemAt = (key: ItemKey) => itemWithKey(found, key);
+  for (const [field, id, key] of shownKeys) {
+    const item = itemAt(key);
+    if (field === 'lead_id') scopeOf(context).leads.set(id, item ? leadSummary(item) : null);
+    else scopeOf(context).customers.set(id, item ? customerSummary(item) : null);
+  }
   const activeUsers = new Set(
     userIds.filter((id) => {
       const user = itemAt(keys.user(id));
@@ -407,7 +422,14 @@ export const taskEntity = defineEntity({
       REFERENCE_FIELDS.flatMap((field) => (typeof values[field] === 'string' && values[field] !== current[field] ? [[field, values[field] as string]] : [])),
     );
     const users = [...(assignedTo && assignedTo !== current.assigned_to ? [assignedTo] : []), ...assignees];
-    const { activeUsers } = await resolve(context, { users, references, taskId: current.id }, checks);
+    // The links the answer will show and the write does not check (its lead and customer, unchanged).
+    const shown = Object.fromEntries(
+      (['lead_id', 'customer_id'] as const).flatMap((field) => {
+        const id = values[field] === undefined ? current[field] : values[field];
+        return typeof id === 'string' ? [[field, id]] : [];
+      }),
+    );
+    const { activeUsers } = await resolve(context, { users, references, taskId: current.id, shown }, checks);
     if (assignedTo !== undefined && assignedTo !== current.assigned_to) {
       // Not an active user of the organization: the current assignee is kept (spec §2 User ids).
       if (activeUsers.has(assignedTo)) changes.assigned_to = assignedTo;

@@ -12,7 +12,7 @@ import { WriteBatch } from '../../shared/resources/write-batch';
 import { taskEntity } from '../../functions/tasks/task.entity';
 import { contactEntity } from '../../functions/contacts/contact.entity';
 import { customerEntity } from '../../functions/customers/customer.entity';
-import { failingOneCall, useTestRuntime, type TestRuntime } from '../support/test-runtime';
+import { failingFirstCallAfterCommit, failingOneCall, useTestRuntime, type TestRuntime } from '../support/test-runtime';
 
 /**
  * Tasks (spec §2, §3, §4, §7, §8; resources.md §8): fields and defaults, `done`, completion
@@ -249,6 +249,41 @@ describe('resources.md §1 Concurrency: a task\'s ETag stands for the names it s
     expect(patched.status).toBe(200);
     expect(patched.headers.get('etag')).toBe((await call(tenant, 'GET', item, undefined, 200)).headers.get('etag'));
     expect((await runtime.request('DELETE', item, { key: tenant.apiKey, headers: { 'If-Match': patched.headers.get('etag')! } })).status).toBe(200);
+  });
+});
+
+describe('spec §7: a task update that has committed is answered as made', () => {
+  test('the lead and customer it shows are read with its checks, before the commit: no call after it can answer 500 for an update that was made', async () => {
+    const tenant = await runtime.organization();
+    const lead = (await call(tenant, 'POST', '/leads', { first_name: 'Noa', last_name: 'Levi' }, 201)).body;
+    const customer = (await call(tenant, 'POST', '/customers', { first_name: 'Avi', last_name: 'Cohen' }, 201)).body;
+    const parent = await createTask(tenant, { title: 'Parent' });
+    const file = await createFile(tenant);
+    const task = await createTask(tenant, { lead_id: lead.id, customer_id: customer.id });
+    const updates: Array<[string, Body]> = [
+      [`/tasks/${task.id}`, { title: 'Call the bank again' }],
+      [`/tasks/${task.id}`, { parent_task_id: parent.id, priority: 'high' }],
+      [`/tasks/${task.id}`, { lead_id: lead.id, status: 'completed' }],
+    ];
+    for (const [path, body] of updates) {
+      const response = await failingFirstCallAfterCommit(async (fired) => {
+        const answered = await runtime.request('PATCH', path, { key: tenant.apiKey, body });
+        expect({ path, body, status: answered.status, calledAfterCommit: fired() }).toEqual({ path, body, status: 200, calledAfterCommit: false });
+        return answered;
+      });
+      expect(response.body).toMatchObject({ ...body, lead: { id: lead.id, first_name: 'Noa' }, customer: { id: customer.id, first_name: 'Avi' } });
+      const read = await call(tenant, 'GET', `/tasks/${task.id}`, undefined, 200);
+      expect(read.body).toEqual(response.body);
+      expect(read.headers.get('etag')).toBe(response.headers.get('etag'));
+    }
+    // The nested path too, on a task of the file that names a lead.
+    const fileTask = (await call(tenant, 'POST', `/mortgage-files/${file.id}/tasks`, { title: 'Payslips', lead_id: lead.id }, 201)).body;
+    const nested = await failingFirstCallAfterCommit(async (fired) => {
+      const answered = await runtime.request('PATCH', `/mortgage-files/${file.id}/tasks/${fileTask.id}`, { key: tenant.apiKey, body: { title: 'Payslips (3)' } });
+      expect({ status: answered.status, calledAfterCommit: fired() }).toEqual({ status: 200, calledAfterCommit: false });
+      return answered;
+    });
+    expect(nested.body).toMatchObject({ title: 'Payslips (3)', lead: { id: lead.id }, customer: null });
   });
 });
 
