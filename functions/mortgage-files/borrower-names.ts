@@ -3,8 +3,10 @@ import type { StoredRecord } from '../../shared/resources/entity';
 import { searchTextOf } from '../../shared/resources/entity.repository';
 import { retryOnVersionConflict, VersionConflict, WriteBatch } from '../../shared/resources/write-batch';
 import { getDocumentClient, getTableName } from '../../shared/storage/dynamo-client';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { entityKeys } from '../../shared/storage/keys';
+import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { nowIso } from '../../shared/ids';
+import { getLogger } from '../../shared/logger';
+import { DELETING_SHARDS, entityKeys } from '../../shared/storage/keys';
 import { queryAll } from '../../shared/storage/paginated-requests';
 import { MORTGAGE_FILE_TYPE } from './file-rows';
 
@@ -51,7 +53,66 @@ export async function planBorrowerNamesRefresh(
   exceptFileId?: string,
 ): Promise<void> {
   const more = await planNamesOnFiles(organizationId, customer.id, customerNames(customer), batch, exceptFileId);
-  if (more) batch.afterCommit(() => refreshNamesOnFiles(organizationId, customer.id));
+  if (!more) return;
+  // Marked in the rename's own transaction, unmarked once every file has the names: a refresh
+  // that fails or stops half-way is finished by the sweep (`finishUnfinishedRenames`).
+  const at = nowIso();
+  batch.add({ Put: { TableName: getTableName(), Item: { ...entityKeys.renaming(CUSTOMER_TYPE, organizationId, customer.id, at), organization_id: organizationId, pending_since: at } } });
+  batch.afterCommit(async () => {
+    await refreshNamesOnFiles(organizationId, customer.id);
+    await unmarkRename(organizationId, customer.id, at);
+  });
+}
+
+/** The rename's marker goes, unless a later rename of the customer has marked it again meanwhile (that one's refresh removes it). */
+async function unmarkRename(organizationId: string, customerId: string, at: string): Promise<void> {
+  const { pk, sk } = entityKeys.renaming(CUSTOMER_TYPE, organizationId, customerId, at);
+  try {
+    await getDocumentClient().send(
+      new DeleteCommand({ TableName: getTableName(), Key: { pk, sk }, ConditionExpression: 'pending_since = :at', ExpressionAttributeValues: { ':at': at } }),
+    );
+  } catch (error) {
+    if ((error as Error)?.name !== 'ConditionalCheckFailedException') throw error;
+  }
+}
+
+/** A rename still marked this long after it committed is taken as stopped half-way. */
+export const UNFINISHED_RENAME_GRACE_MS = 60_000;
+
+/**
+ * The sweep's part for renames: every customer whose names a stopped or failed process left
+ * unwritten on some files (its marker older than `graceMs`) gets them on all of them now, with the
+ * same idempotent refresh. Returns how many it finished; one that fails stays marked.
+ */
+export async function finishUnfinishedRenames(graceMs = UNFINISHED_RENAME_GRACE_MS, now = Date.now()): Promise<number> {
+  const bound = `${new Date(now - graceMs).toISOString()}$`;
+  const markers = (
+    await Promise.all(
+      Array.from({ length: DELETING_SHARDS }, (_, shard) =>
+        queryAll({
+          TableName: getTableName(),
+          IndexName: 'gsi4',
+          KeyConditionExpression: 'gsi4pk = :pk AND gsi4sk < :bound',
+          ExpressionAttributeValues: { ':pk': entityKeys.renamingShard(shard), ':bound': bound },
+          ProjectionExpression: 'pk, gsi4sk',
+        }),
+      ),
+    )
+  ).flat();
+  let finished = 0;
+  for (const marker of markers) {
+    const customer = entityKeys.recordOfPartition(marker.pk as string);
+    if (!customer) continue;
+    const at = (marker.gsi4sk as string).slice(0, (marker.gsi4sk as string).lastIndexOf('#'));
+    try {
+      await refreshNamesOnFiles(customer.organizationId, customer.id);
+      await unmarkRename(customer.organizationId, customer.id, at);
+      finished += 1;
+    } catch (error) {
+      getLogger().warn('unfinished rename not finished; the next sweep tries again', { errorName: (error as Error)?.name });
+    }
+  }
+  return finished;
 }
 
 /**

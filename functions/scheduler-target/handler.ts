@@ -4,6 +4,7 @@ import { getLogger } from '../../shared/logger';
 import { fireReminder, reminderTargetSchema, sweepDueReminders } from '../../shared/reminders/fire-reminder';
 import { finishUnfinishedDeletes } from '../../shared/resources/finish-deletes';
 import { sweepOverdueDeliveries } from '../../shared/webhooks/delivery-sweeper';
+import { finishUnfinishedRenames } from '../mortgage-files/borrower-names';
 import { DELETE_FOLLOW_UPS } from './delete-follow-ups';
 
 /**
@@ -17,7 +18,8 @@ import { DELETE_FOLLOW_UPS } from './delete-follow-ups';
  *   crash between the delivery's write and its SQS message or retry schedule). Locally the event
  *   pipeline's scheduler sends this every ten seconds.
  * - `{kind: "sweep-deletes"}`: finish every record delete a stopped process left half-way (its
- *   partition's rows, its tasks, its links: `finishUnfinishedDeletes`). Locally with the deliveries' sweep.
+ *   partition's rows, its tasks, its links: `finishUnfinishedDeletes`), and every customer rename
+ *   whose names some of its files still lack (`finishUnfinishedRenames`). Locally with the deliveries' sweep.
  */
 export const schedulerEventSchema = z.discriminatedUnion('kind', [
   reminderTargetSchema.extend({ kind: z.literal('reminder') }),
@@ -27,7 +29,7 @@ export const schedulerEventSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('sweep-deletes') }),
 ]);
 
-/** `fired`: reminders fired; `woken`: overdue deliveries put back on the queue; `finished`: deletes finished (the sweeps that look for them). */
+/** `fired`: reminders fired; `woken`: overdue deliveries put back on the queue; `finished`: deletes and renames finished (the sweeps that look for them). */
 export type SchedulerTargetResult = { kind: string; fired: number; woken?: number; finished?: number };
 
 async function sweepReminders(): Promise<number> {
@@ -49,9 +51,10 @@ async function sweepDeliveries(): Promise<number> {
 }
 
 async function sweepDeletes(): Promise<number> {
-  const finished = await finishUnfinishedDeletes(DELETE_FOLLOW_UPS);
-  if (finished > 0) getLogger().info('unfinished deletes finished by the sweep', { finished });
-  return finished;
+  const [deletes, renames] = await Promise.all([finishUnfinishedDeletes(DELETE_FOLLOW_UPS), finishUnfinishedRenames()]);
+  if (deletes > 0) getLogger().info('unfinished deletes finished by the sweep', { finished: deletes });
+  if (renames > 0) getLogger().info('unfinished customer renames finished by the sweep', { finished: renames });
+  return deletes + renames;
 }
 
 async function handle(event: unknown): Promise<SchedulerTargetResult> {

@@ -257,6 +257,19 @@ export const entityKeys = {
     deleted_record: record,
   }),
   deletingShard: (shard: number) => `DELETING#${shard}`,
+  /**
+   * A customer rename whose names are still to be written on some of its files (more than one
+   * transaction holds): a row of the customer's partition, put in the rename's transaction and
+   * removed once every file has them. While it exists it is in gsi4 (sharded, by the time of the
+   * rename), where the sweep finds a refresh a stopped or failed process never finished.
+   */
+  renaming: (type: string, organizationId: string, id: string, at: string) => ({
+    pk: `ORG#${organizationId}#${type}#${id}`,
+    sk: 'NAMES_PENDING',
+    gsi4pk: entityKeys.renamingShard(shardOf(id, DELETING_SHARDS)),
+    gsi4sk: sortable(at, id),
+  }),
+  renamingShard: (shard: number) => `RENAMING#${shard}`,
   /** A child of a record (a file's note, borrower, guard...): a row of the parent's partition, `<TYPE>#<id>`. */
   childRow: (parentType: string, organizationId: string, parentId: string, type: string, id: string): ItemKey => ({
     pk: entityKeys.record(parentType, organizationId, parentId).pk,

@@ -1,3 +1,7 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { finishUnfinishedRenames } from '../../functions/mortgage-files/borrower-names';
+import { getDocumentClient } from '../../shared/storage/dynamo-client';
+import { entityKeys } from '../../shared/storage/keys';
 import { failingFirstCallAfterCommit, failingOneCall, useTestRuntime, type TestRuntime } from '../support/test-runtime';
 
 /**
@@ -684,6 +688,41 @@ describe('resources.md §5: list search and the customer filter include borrower
     // Each file answers the new name, and its search text and borrower link agree.
     const last = await call(tenant, 'GET', `/mortgage-files/${files[30]}`);
     expect(last.body.borrowers[0]).toMatchObject({ customer_id: customer.body.id, last_name: 'Ben-Ami' });
+  });
+});
+
+describe('a customer rename whose follow-up fails is finished by the sweep', () => {
+  test('the files beyond the rename\'s own transaction get the new names when the sweep runs, and the rename is answered as made', async () => {
+    const tenant = await runtime.organization();
+    const customer = (await call(tenant, 'POST', '/customers', { first_name: 'Rina', last_name: 'Golan' })).body;
+    for (let index = 0; index < 27; index++) await createFile(tenant, { borrowers: [{ customer_id: customer.id }] });
+    const count = async (term: string) => (await call(tenant, 'GET', `/mortgage-files?search=${encodeURIComponent(term)}&limit=100`)).body.count as number;
+    const marker = async () =>
+      (await getDocumentClient().send(new GetCommand({ TableName: runtime.tableName, Key: { pk: entityKeys.record('CUSTOMER', tenant.organizationId, customer.id).pk, sk: 'NAMES_PENDING' }, ConsistentRead: true }))).Item;
+
+    // The first call after the rename's transaction (the follow-up's read of the customer) fails.
+    const renamed = await failingFirstCallAfterCommit(async (fired) => {
+      const response = await call(tenant, 'PATCH', `/customers/${customer.id}`, { last_name: 'Ben-Ami' });
+      expect(fired()).toBe(true);
+      return response;
+    });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body.last_name).toBe('Ben-Ami');
+    // 25 files had it in the rename's own transaction; the two others wait, marked.
+    expect([await count('ben-ami'), await count('golan')]).toEqual([25, 2]);
+    expect(await marker()).toMatchObject({ organization_id: tenant.organizationId });
+
+    // Within the grace period the sweep leaves it (the request itself may still be refreshing).
+    expect(await finishUnfinishedRenames()).toBe(0);
+    expect(await finishUnfinishedRenames(0)).toBe(1);
+    expect([await count('ben-ami'), await count('golan')]).toEqual([27, 0]);
+    expect(await marker()).toBeUndefined();
+    expect(await finishUnfinishedRenames(0)).toBe(0);
+
+    // A rename that goes through whole leaves no marker.
+    expect((await call(tenant, 'PATCH', `/customers/${customer.id}`, { last_name: 'Shani' })).status).toBe(200);
+    expect([await count('shani'), await count('ben-ami')]).toEqual([27, 0]);
+    expect(await marker()).toBeUndefined();
   });
 });
 
