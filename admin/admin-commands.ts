@@ -67,12 +67,8 @@ export const adminCommands: Record<string, CommandSpec> = {
       org: organizationOption,
       status: { type: 'string', value: 'active|inactive', required: true, description: 'the new subscription status' },
     },
-    run: async (flags) => {
-      const result = await admin.setSubscription(required(flags, 'org'), required(flags, 'status'));
-      // Intake endpoints keep a copy of the subscription status next to their token.
-      await intakeAdmin.syncIntakeSubscription(result.organization_id, result.subscription_status);
-      return result;
-    },
+    // Its keys and intake endpoints keep a copy of the status, written with it.
+    run: (flags) => admin.setSubscription(required(flags, 'org'), required(flags, 'status')),
   },
   'user create': {
     summary: 'Create an active user.',

@@ -1,5 +1,5 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import {
   endpointToItem,
@@ -9,7 +9,6 @@ import {
   intakePointerItem,
   getTokenItem,
   hashIntakeToken,
-  listIntakeEndpoints,
   tokenToItem,
   type IntakeEndpoint,
 } from '../functions/intake/intake-endpoint.repository';
@@ -318,24 +317,3 @@ export async function intakeLog(flags: Flags) {
   return { data: await listRequestLog(endpoint.organization_id, endpoint.id, limit?.data ?? Number.POSITIVE_INFINITY) };
 }
 
-/**
- * The subscription status is copied onto every token item of the organization, so the intake
- * checks it without another read (as API keys do); `org subscription` keeps the copies current.
- */
-export async function syncIntakeSubscription(organizationId: string, status: SubscriptionStatus): Promise<void> {
-  for (const endpoint of await listIntakeEndpoints(organizationId)) {
-    await getDocumentClient()
-      .send(
-        new UpdateCommand({
-          TableName: getTableName(),
-          Key: keys.intakeToken(endpoint.token_hash),
-          UpdateExpression: 'SET subscription_status = :status',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':status': status },
-        }),
-      )
-      .catch((error: Error) => {
-        if (error.name !== 'ConditionalCheckFailedException') throw error;
-      });
-  }
-}

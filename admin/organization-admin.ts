@@ -22,7 +22,10 @@ import {
 import { getUser, userToItem, type UserRole } from '../shared/organizations/user.repository';
 import { retryOnVersionConflict, VersionConflict } from '../shared/resources/write-batch';
 import { getDocumentClient, getTableName } from '../shared/storage/dynamo-client';
-import { keys } from '../shared/storage/keys';
+import { keys, type ItemKey } from '../shared/storage/keys';
+import { TRANSACTION_ITEMS_MAX } from '../shared/storage/transaction-limit';
+import { TransactionConditionFailed, transactWrite, type TransactItem } from '../shared/storage/transactions';
+import { listIntakeEndpoints } from '../functions/intake/intake-endpoint.repository';
 import { itemKeyOf, queryAll } from '../shared/storage/paginated-requests';
 import { markersCompleteItem } from '../functions/leads/lead-contact-markers';
 import { AdminInputError, integerOption } from './admin-error';
@@ -67,37 +70,50 @@ export async function createOrganization(name: string): Promise<{ organization_i
   return { organization_id: organization.id };
 }
 
-/** The status is kept on the organization and copied onto each of its keys, so the API checks it for free. */
+/**
+ * The status is kept on the organization and copied onto each of its API keys and intake tokens,
+ * so the API and the intake check it for free. Everything is written in one transaction when it
+ * fits (100 items: the usual case), so a failure changes nothing; beyond that, in transactions
+ * ordered so that a stop half-way leaves the organization's own status behind its copies when
+ * deactivating (no key keeps writing for an inactive organization) and ahead of them when
+ * activating. Running the command again finishes either.
+ */
 export async function setSubscription(organizationId: string, status: string) {
   if (status !== 'active' && status !== 'inactive') throw new AdminInputError('--status must be active or inactive');
   await requireOrganization(organizationId);
-  const client = getDocumentClient();
-  await client.send(
-    new UpdateCommand({
+  const setStatus = (key: ItemKey, copy: boolean): TransactItem => ({
+    Update: {
       TableName: getTableName(),
-      Key: keys.organization(organizationId),
+      Key: key,
       UpdateExpression: 'SET subscription_status = :status',
+      // A copy whose key or endpoint was removed meanwhile is not made again: read again.
+      ...(copy ? { ConditionExpression: 'attribute_exists(pk)' } : {}),
       ExpressionAttributeValues: { ':status': status },
-    }),
-  );
-  const keyItems = await queryAll({
-    TableName: getTableName(),
-    IndexName: 'gsi2',
-    KeyConditionExpression: 'gsi2pk = :pk',
-    ExpressionAttributeValues: { ':pk': keys.apiKeysOfOrganization(organizationId) },
-    ProjectionExpression: 'pk, sk',
+    },
   });
-  for (const item of keyItems) {
-    await client.send(
-      new UpdateCommand({
+  await retryOnVersionConflict(async () => {
+    const [keyItems, endpoints] = await Promise.all([
+      queryAll({
         TableName: getTableName(),
-        Key: itemKeyOf(item),
-        UpdateExpression: 'SET subscription_status = :status',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':status': status },
+        IndexName: 'gsi2',
+        KeyConditionExpression: 'gsi2pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.apiKeysOfOrganization(organizationId) },
+        ProjectionExpression: 'pk, sk',
       }),
-    );
-  }
+      listIntakeEndpoints(organizationId),
+    ]);
+    const copies = [...keyItems.map(itemKeyOf), ...endpoints.map((endpoint) => keys.intakeToken(endpoint.token_hash))].map((key) => setStatus(key, true));
+    const own = setStatus(keys.organization(organizationId), false);
+    const items = status === 'inactive' ? [...copies, own] : [own, ...copies];
+    for (let start = 0; start < items.length; start += TRANSACTION_ITEMS_MAX) {
+      try {
+        await transactWrite(items.slice(start, start + TRANSACTION_ITEMS_MAX));
+      } catch (error) {
+        if (error instanceof TransactionConditionFailed) throw new VersionConflict();
+        throw error;
+      }
+    }
+  });
   return { organization_id: organizationId, subscription_status: status as SubscriptionStatus };
 }
 

@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
-import { startTestRuntime, type TestRuntime } from '../support/test-runtime';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { hashIntakeToken } from '../../functions/intake/intake-endpoint.repository';
+import { hashSecret } from '../../shared/auth/api-key';
+import { getDocumentClient } from '../../shared/storage/dynamo-client';
+import { keys } from '../../shared/storage/keys';
+import { failingOneCall, startTestRuntime, type TestRuntime } from '../support/test-runtime';
 
 let runtime: TestRuntime;
 let org: Awaited<ReturnType<TestRuntime['organization']>>;
@@ -69,6 +74,33 @@ describe('spec §5 subscription_inactive', () => {
 
     await runtime.admin('org', 'subscription', '--org', tenant.organizationId, '--status', 'active');
     expect((await runtime.request('POST', '/leads', { key: tenant.apiKey, body: { first_name: 'X' } })).status).toBe(201);
+  });
+});
+
+describe('mortgage-admin org subscription is all or nothing', () => {
+  test('a change the database refuses leaves the organization, its keys and its intake endpoints as they were; run again, it is made whole', async () => {
+    const tenant = await runtime.organization('admin');
+    const second = await runtime.admin<{ api_key: string }>('key', 'create', '--org', tenant.organizationId, '--user', tenant.userId, '--permissions', 'leads:*');
+    const intake = await runtime.admin<{ token: string }>('intake', 'create', '--org', tenant.organizationId, '--name', 'Site form');
+    const statuses = async () =>
+      Promise.all(
+        [keys.organization(tenant.organizationId), keys.intakeToken(hashIntakeToken(intake.token))].map(
+          async (key) => (await getDocumentClient().send(new GetCommand({ TableName: runtime.tableName, Key: key, ConsistentRead: true }))).Item?.subscription_status,
+        ),
+      );
+    expect(await statuses()).toEqual(['active', 'active']);
+    // The database refuses the write that names the second key: with the organization, or on its own.
+    await expect(
+      failingOneCall([hashSecret(second.api_key), 'subscription_status'], () => runtime.admin('org', 'subscription', '--org', tenant.organizationId, '--status', 'inactive')),
+    ).rejects.toThrow();
+    // Nothing changed: both keys still write.
+    for (const key of [tenant.apiKey, second.api_key]) expect((await runtime.request('POST', '/leads', { key, body: { first_name: 'Still' } })).status).toBe(201);
+    expect(await statuses()).toEqual(['active', 'active']);
+
+    await runtime.admin('org', 'subscription', '--org', tenant.organizationId, '--status', 'inactive');
+    for (const key of [tenant.apiKey, second.api_key]) expect((await runtime.request('POST', '/leads', { key, body: { first_name: 'No' } })).body.reason).toBe('subscription_inactive');
+    expect(await statuses()).toEqual(['inactive', 'inactive']);
+    await runtime.admin('org', 'subscription', '--org', tenant.organizationId, '--status', 'active');
   });
 });
 
