@@ -6,7 +6,8 @@ import { getDocumentClient, getTableName } from '../../shared/storage/dynamo-cli
 import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { nowIso } from '../../shared/ids';
 import { getLogger } from '../../shared/logger';
-import { DELETING_SHARDS, entityKeys } from '../../shared/storage/keys';
+import { entityKeys } from '../../shared/storage/keys';
+import { markersOlderThan } from '../../shared/resources/finish-deletes';
 import { queryAll } from '../../shared/storage/paginated-requests';
 import { MORTGAGE_FILE_TYPE } from './file-rows';
 
@@ -85,25 +86,12 @@ export const UNFINISHED_RENAME_GRACE_MS = 60_000;
  * same idempotent refresh. Returns how many it finished; one that fails stays marked.
  */
 export async function finishUnfinishedRenames(graceMs = UNFINISHED_RENAME_GRACE_MS, now = Date.now()): Promise<number> {
-  const bound = `${new Date(now - graceMs).toISOString()}$`;
-  const markers = (
-    await Promise.all(
-      Array.from({ length: DELETING_SHARDS }, (_, shard) =>
-        queryAll({
-          TableName: getTableName(),
-          IndexName: 'gsi4',
-          KeyConditionExpression: 'gsi4pk = :pk AND gsi4sk < :bound',
-          ExpressionAttributeValues: { ':pk': entityKeys.renamingShard(shard), ':bound': bound },
-          ProjectionExpression: 'pk, gsi4sk',
-        }),
-      ),
-    )
-  ).flat();
+  const markers = await markersOlderThan(entityKeys.renamingShard, graceMs, now);
   let finished = 0;
   for (const marker of markers) {
-    const customer = entityKeys.recordOfPartition(marker.pk as string);
+    const customer = entityKeys.recordOfPartition(marker.pk);
     if (!customer) continue;
-    const at = (marker.gsi4sk as string).slice(0, (marker.gsi4sk as string).lastIndexOf('#'));
+    const at = marker.gsi4sk.slice(0, marker.gsi4sk.lastIndexOf('#'));
     try {
       await refreshNamesOnFiles(customer.organizationId, customer.id);
       await unmarkRename(customer.organizationId, customer.id, at);

@@ -19,21 +19,7 @@ export const UNFINISHED_DELETE_GRACE_MS = 60_000;
  * finished; one that fails stays marked for the next sweep.
  */
 export async function finishUnfinishedDeletes(followUps: Record<string, DeleteFollowUp>, graceMs = UNFINISHED_DELETE_GRACE_MS, now = Date.now()): Promise<number> {
-  // '$' sorts after the '#' separator of `<time>#<id>`.
-  const bound = `${new Date(now - graceMs).toISOString()}$`;
-  const markers = (
-    await Promise.all(
-      Array.from({ length: DELETING_SHARDS }, (_, shard) =>
-        queryAll({
-          TableName: getTableName(),
-          IndexName: 'gsi4',
-          KeyConditionExpression: 'gsi4pk = :pk AND gsi4sk < :bound',
-          ExpressionAttributeValues: { ':pk': entityKeys.deletingShard(shard), ':bound': bound },
-          ProjectionExpression: 'pk',
-        }),
-      ),
-    )
-  ).flat();
+  const markers = await markersOlderThan(entityKeys.deletingShard, graceMs, now);
   let finished = 0;
   for (const marker of markers) {
     const record = entityKeys.recordOfPartition(marker.pk as string);
@@ -47,4 +33,26 @@ export async function finishUnfinishedDeletes(followUps: Record<string, DeleteFo
     }
   }
   return finished;
+}
+
+/**
+ * Markers of work that follows a commit (a delete's, a rename's), put in gsi4 under `shard(0..3)`
+ * by the time of the write, written longer than `graceMs` ago: what a stopped or failed process
+ * left unfinished. Their partition key and index sort key (`<time>#<id>`).
+ */
+export async function markersOlderThan(shard: (index: number) => string, graceMs: number, now: number): Promise<Array<{ pk: string; gsi4sk: string }>> {
+  // '$' sorts after the '#' separator of `<time>#<id>`.
+  const bound = `${new Date(now - graceMs).toISOString()}$`;
+  const pages = await Promise.all(
+    Array.from({ length: DELETING_SHARDS }, (_, index) =>
+      queryAll({
+        TableName: getTableName(),
+        IndexName: 'gsi4',
+        KeyConditionExpression: 'gsi4pk = :pk AND gsi4sk < :bound',
+        ExpressionAttributeValues: { ':pk': shard(index), ':bound': bound },
+        ProjectionExpression: 'pk, gsi4sk',
+      }),
+    ),
+  );
+  return pages.flat() as Array<{ pk: string; gsi4sk: string }>;
 }
