@@ -288,4 +288,39 @@ describe('payments', () => {
     expect(await call(tenant, 'PATCH', item, { status: 'cancelled' })).toMatchObject({ status: 'cancelled', paid_amount: 300 });
     expect(await call(tenant, 'PATCH', item, { status: 'pending' })).toMatchObject({ status: 'paid', paid_amount: 300 });
   });
+
+  test('a cancelled charge stays cancelled whatever its payments or amount do; only PATCH pending reinstates it', async () => {
+    const tenant = await runtime.organization();
+    const file = await newFile(tenant);
+    const charge = await call(tenant, 'POST', charges(file.id), { description: 'Fee', amount: 1000 }, 201);
+    const item = `${charges(file.id)}/${charge.id}`;
+    const payment = await call(tenant, 'POST', payments(file.id), { amount: 300, payment_source: 'cash', charge_id: charge.id }, 201);
+    await call(tenant, 'PATCH', item, { status: 'cancelled' });
+    // A payment already on it changes, then goes: the charge keeps counting, and stays cancelled.
+    await call(tenant, 'PATCH', `${payments(file.id)}/${payment.id}`, { amount: 1000 });
+    expect(await call(tenant, 'GET', item)).toMatchObject({ status: 'cancelled', paid_amount: 1000 });
+    await call(tenant, 'DELETE', `${payments(file.id)}/${payment.id}`);
+    expect(await call(tenant, 'GET', item)).toMatchObject({ status: 'cancelled', paid_amount: 0 });
+    // Its amount changes: still cancelled; cancelled and a new amount at once on another: cancelled.
+    expect(await call(tenant, 'PATCH', item, { amount: 2000 })).toMatchObject({ status: 'cancelled', amount: 2000 });
+    const other = await call(tenant, 'POST', charges(file.id), { description: 'Other', amount: 100 }, 201);
+    expect(await call(tenant, 'PATCH', `${charges(file.id)}/${other.id}`, { status: 'cancelled', amount: 500 })).toMatchObject({ status: 'cancelled', amount: 500 });
+    expect(await call(tenant, 'PATCH', item, { status: 'pending' })).toMatchObject({ status: 'pending', paid_amount: 0 });
+    // No charge became paid on the way.
+    expect((await call(tenant, 'GET', `/mortgage-files/${file.id}/timeline?event_type=charge_paid`)).count).toBe(0);
+  });
+
+  test('a paid charge written again (renamed, paid beyond its amount) is paid once: one charge_paid row', async () => {
+    const tenant = await runtime.organization();
+    const file = await newFile(tenant);
+    const charge = await call(tenant, 'POST', charges(file.id), { description: 'Fee', amount: 100 }, 201);
+    const item = `${charges(file.id)}/${charge.id}`;
+    await call(tenant, 'POST', payments(file.id), { amount: 100, payment_source: 'cash', charge_id: charge.id }, 201);
+    expect(await call(tenant, 'GET', item)).toMatchObject({ status: 'paid' });
+    await call(tenant, 'PATCH', item, { description: 'Fee (renamed)' });
+    await call(tenant, 'POST', payments(file.id), { amount: 10, payment_source: 'cash', charge_id: charge.id }, 201);
+    expect(await call(tenant, 'GET', item)).toMatchObject({ status: 'paid', paid_amount: 110, description: 'Fee (renamed)' });
+    const paidRows = await call(tenant, 'GET', `/mortgage-files/${file.id}/timeline?event_type=charge_paid`);
+    expect(paidRows.data.map((row: any) => row.metadata)).toEqual([{ charge_id: charge.id }]);
+  });
 });

@@ -271,4 +271,19 @@ describe('file contacts', () => {
     expect(read.body).toEqual(moved.response.body);
     expect(read.headers.get('etag')).toBe(moved.response.headers.get('etag'));
   });
+
+  test('a link\'s role sent empty on update is refused (it cannot be cleared), and the link keeps its role and ETag', async () => {
+    const tenant = await runtime.organization();
+    const file = await newFile(tenant);
+    const contact = await newContact(tenant);
+    const link = await runtime.request('POST', links(file.id), { key: tenant.apiKey, body: { contact_id: contact.id } });
+    expect(link.status).toBe(201);
+    for (const role of ['', null]) {
+      const refused = await runtime.request('PATCH', `${links(file.id)}/${link.body.id}`, { key: tenant.apiKey, body: { role } });
+      expect({ role, status: refused.status, details: refused.body.details }).toEqual({ role, status: 400, details: 'role: cannot be cleared' });
+    }
+    const read = await runtime.request('GET', `${links(file.id)}/${link.body.id}`, { key: tenant.apiKey });
+    expect(read.body.role).toBe('banker');
+    expect(read.headers.get('etag')).toBe(link.headers.get('etag'));
+  });
 });

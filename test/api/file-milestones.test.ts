@@ -159,6 +159,9 @@ describe('milestones', () => {
       ['documents_collected', 10, plusDays(today(), 7), null],
     ]);
     expect(await call(tenant, 'POST', progress(file.id), { milestone_id: submission.milestone_id, order: null, due_date: null })).toMatchObject({ order: 20, due_date: plusDays(today(), 14) });
+    // An empty note is no note (resources.md §1 Strings).
+    expect(await call(tenant, 'POST', progress(file.id), { milestone_id: submission.milestone_id, note: '' })).toMatchObject({ note: null });
+    expect((await call(tenant, 'GET', milestones(file.id))).data.find((row: any) => row.key === 'bank_submission').note).toBeNull();
 
     // Checklist progress; removed items and rows are listed only with include_removed=true.
     const [ids, payslips] = documents.checklist;

@@ -326,6 +326,63 @@ describe('spec §7: a write that has committed is answered as made', () => {
   });
 });
 
+describe('rules no other test holds (found by mutation testing)', () => {
+  test('a borrower PATCH of customer fields that are not names (phone, birth date) is written to the customer, and moves the ETags', async () => {
+    const tenant = await runtime.organization();
+    const file = await createFile(tenant, { borrowers: [{ first_name: 'Dana', last_name: 'Cohen' }] });
+    const borrower = file.borrowers[0];
+    const before = await call(tenant, 'GET', `/mortgage-files/${file.id}/borrowers/${borrower.id}`);
+    const changed = await call(tenant, 'PATCH', `/mortgage-files/${file.id}/borrowers/${borrower.id}`, { phone: '052-765-4321', birth_date: '1990-05-01' });
+    expect(changed.status).toBe(200);
+    expect(changed.body).toMatchObject({ phone: '052-765-4321', birth_date: '1990-05-01' });
+    expect((await call(tenant, 'GET', `/customers/${borrower.customer_id}`)).body).toMatchObject({ phone: '052-765-4321', birth_date: '1990-05-01' });
+    const after = await call(tenant, 'GET', `/mortgage-files/${file.id}/borrowers/${borrower.id}`);
+    expect(after.body).toEqual(changed.body);
+    expect(after.headers.get('etag')).toBe(changed.headers.get('etag'));
+    expect(after.headers.get('etag')).not.toBe(before.headers.get('etag'));
+  });
+
+  test('a nested record of a new file naming a borrower that is not in the body is a 400, and nothing is written', async () => {
+    const tenant = await runtime.organization();
+    const bodies = [
+      { borrowers: [{ first_name: 'Dana', last_name: 'Cohen' }], incomes: [{ income_type: 'salary', monthly_amount: 1000, borrower_index: 1 }] },
+      { obligations: [{ obligation_type: 'loan', monthly_payment: 500, borrower_index: 0 }] },
+    ];
+    for (const body of bodies) {
+      const refused = await call(tenant, 'POST', '/mortgage-files', body);
+      expect(refused.status).toBe(400);
+      expect(refused.body.details).toMatch(/^(incomes|obligations)\[0\]\.borrower_index: there is no borrower [01] in borrowers$/);
+    }
+    expect((await call(tenant, 'GET', '/mortgage-files')).body.count).toBe(0);
+    expect((await call(tenant, 'GET', '/customers')).body.count).toBe(0);
+  });
+
+  test('a customer_id named on create stays the file\'s when a borrower could not be written', async () => {
+    const tenant = await runtime.organization();
+    const named = (await call(tenant, 'POST', '/customers', { entity_name: 'Acme Holdings' })).body;
+    const file = await failingOneCall(['TransactItems', '"borrower"', 'Avi Levi'], () =>
+      call(tenant, 'POST', '/mortgage-files', { customer_id: named.id, borrowers: [{ first_name: 'Avi', last_name: 'Levi' }, { first_name: 'Noa', last_name: 'Bar' }] }),
+    );
+    expect(file.status).toBe(201);
+    expect(file.body).toMatchObject({ customer_id: named.id, child_errors: ['borrower_write_failed'], borrowers: [{ first_name: 'Noa' }] });
+    expect((await call(tenant, 'GET', `/mortgage-files/${file.body.id}`)).body.customer_id).toBe(named.id);
+    expect((await call(tenant, 'GET', `/mortgage-files?customer_id=${named.id}`)).body.count).toBe(1);
+    expect((await call(tenant, 'GET', '/mortgage-files?search=Avi')).body.count).toBe(0);
+  });
+
+  test('a file PATCH that only adds a record moves the file\'s ETag: a stale If-Match is then a 412', async () => {
+    const tenant = await runtime.organization();
+    const file = await createFile(tenant, { borrowers: [{ first_name: 'Dana', last_name: 'Cohen' }] });
+    const before = await call(tenant, 'GET', `/mortgage-files/${file.id}`);
+    const added = await call(tenant, 'PATCH', `/mortgage-files/${file.id}`, { incomes: [{ income_type: 'salary', monthly_amount: 1000, borrower_id: file.borrowers[0].id }] });
+    expect(added.status).toBe(200);
+    expect(added.headers.get('etag')).not.toBe(before.headers.get('etag'));
+    expect((await call(tenant, 'GET', `/mortgage-files/${file.id}`)).headers.get('etag')).toBe(added.headers.get('etag'));
+    const stale = await call(tenant, 'PATCH', `/mortgage-files/${file.id}`, { property_city: 'Haifa' }, { 'If-Match': before.headers.get('etag')! });
+    expect(stale.status).toBe(412);
+  });
+});
+
 describe('resources.md §6: borrower routes', () => {
   test('POST adds the next order_index; the same customer twice → 409 with existing_link_id; at most 10', async () => {
     const tenant = await runtime.organization();

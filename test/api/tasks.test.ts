@@ -287,6 +287,19 @@ describe('spec §7: a task update that has committed is answered as made', () =>
   });
 });
 
+describe('resources.md §9.6: task_completed once', () => {
+  test('a completed file task changed again (title, priority) appends no second task_completed row', async () => {
+    const tenant = await runtime.organization();
+    const file = await createFile(tenant);
+    const task = (await call(tenant, 'POST', `/mortgage-files/${file.id}/tasks`, { title: 'Call bank' }, 201)).body;
+    await call(tenant, 'PATCH', `/tasks/${task.id}`, { status: 'completed' }, 200);
+    await call(tenant, 'PATCH', `/tasks/${task.id}`, { title: 'Call the bank', priority: 'high' }, 200);
+    await call(tenant, 'PATCH', `/mortgage-files/${file.id}/tasks/${task.id}`, { description: 'Done on Sunday' }, 200);
+    const rows = (await call(tenant, 'GET', `/mortgage-files/${file.id}/timeline?event_type=task_completed`, undefined, 200)).body;
+    expect(rows.data.map((row: Body) => row.metadata)).toEqual([{ task_id: task.id }]);
+  });
+});
+
 describe('spec §8 parent chains', () => {
   test('a task cannot be its own ancestor, however long the loop; the parent can be cleared', async () => {
     const tenant = await runtime.organization();
