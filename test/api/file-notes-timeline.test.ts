@@ -1,5 +1,8 @@
 import { fileFixtures, MISSING_ID, type Tenant } from '../support/file-fixtures';
-import { useTestRuntime } from '../support/test-runtime';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { getDocumentClient } from '../../shared/storage/dynamo-client';
+import { entityKeys } from '../../shared/storage/keys';
+import { beforeCall, useTestRuntime } from '../support/test-runtime';
 
 /**
  * A file's notes (resources.md §9.1) and timeline (§9.6) over real HTTP: defaults, booleans only,
@@ -206,5 +209,27 @@ describe('file timeline', () => {
     // The file's delete takes its timeline with it.
     expect((await runtime.request('DELETE', `/mortgage-files/${file.id}`, { key: tenant.apiKey })).status).toBe(200);
     expect((await runtime.request('GET', base, { key: tenant.apiKey })).status).toBe(404);
+  });
+});
+
+describe('a child never outlives its deleted file', () => {
+  test('a note whose write meets the file\'s delete (committed just before it) is the file\'s 404, and nothing is left in the file\'s partition', async () => {
+    const tenant = await runtime.organization();
+    const file = await newFile(tenant);
+    const created = await beforeCall(
+      ['TransactItems', 'Written while the file goes'],
+      async () => expect((await runtime.request('DELETE', `/mortgage-files/${file.id}`, { key: tenant.apiKey })).status).toBe(200),
+      async (fired) => {
+        const response = await postNote(tenant, file.id, { content: 'Written while the file goes' });
+        expect(fired()).toBe(true);
+        return response;
+      },
+    );
+    expect(created.status).toBe(404);
+    expect(created.body).toMatchObject({ error: 'Mortgage file not found', status: 404 });
+    const partition = await getDocumentClient().send(
+      new QueryCommand({ TableName: runtime.tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': entityKeys.record('MORTGAGE_FILE', tenant.organizationId, file.id).pk }, ConsistentRead: true }),
+    );
+    expect(partition.Items).toEqual([]);
   });
 });

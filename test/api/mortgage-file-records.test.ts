@@ -2,7 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { finishUnfinishedRenames } from '../../functions/mortgage-files/borrower-names';
 import { getDocumentClient } from '../../shared/storage/dynamo-client';
 import { entityKeys } from '../../shared/storage/keys';
-import { failingFirstCallAfterCommit, failingOneCall, useTestRuntime, type TestRuntime } from '../support/test-runtime';
+import { beforeCall, failingFirstCallAfterCommit, failingOneCall, useTestRuntime, type TestRuntime } from '../support/test-runtime';
 
 /**
  * A file's borrowers, incomes, bank accounts and obligations (resources.md §5 "Create", "Read",
@@ -368,6 +368,25 @@ describe('rules no other test holds (found by mutation testing)', () => {
     expect((await call(tenant, 'GET', `/mortgage-files/${file.body.id}`)).body.customer_id).toBe(named.id);
     expect((await call(tenant, 'GET', `/mortgage-files?customer_id=${named.id}`)).body.count).toBe(1);
     expect((await call(tenant, 'GET', '/mortgage-files?search=Avi')).body.count).toBe(0);
+  });
+
+  test('a customer renamed between a borrower\'s read of it and the borrower\'s write: the file is found by the new name only', async () => {
+    const tenant = await runtime.organization();
+    const customer = (await call(tenant, 'POST', '/customers', { first_name: 'Oldname', last_name: 'Peretz' })).body;
+    const file = await createFile(tenant);
+    const added = await beforeCall(
+      ['TransactItems', 'Oldname Peretz'],
+      async () => expect((await call(tenant, 'PATCH', `/customers/${customer.id}`, { first_name: 'Newname' })).status).toBe(200),
+      async (fired) => {
+        const response = await call(tenant, 'POST', `/mortgage-files/${file.id}/borrowers`, { customer_id: customer.id });
+        expect(fired()).toBe(true);
+        return response;
+      },
+    );
+    expect(added.status).toBe(201);
+    expect(added.body.first_name).toBe('Newname');
+    expect((await call(tenant, 'GET', '/mortgage-files?search=Newname')).body.count).toBe(1);
+    expect((await call(tenant, 'GET', '/mortgage-files?search=Oldname')).body.count).toBe(0);
   });
 
   test('a file PATCH that only adds a record moves the file\'s ETag: a stale If-Match is then a 412', async () => {

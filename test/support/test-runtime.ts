@@ -188,3 +188,31 @@ export async function failingFirstCallAfterCommit<T>(run: (fired: () => boolean)
     client.middlewareStack.remove(name);
   }
 }
+
+/**
+ * Runs `meanwhile` (another request, say) right before the first DynamoDB call whose input contains
+ * every one of `markers` is sent, then lets that call go: a race made deterministic. Calls made by
+ * `meanwhile` itself pass untouched.
+ */
+export async function beforeCall<T>(markers: string[], meanwhile: () => Promise<unknown>, run: (fired: () => boolean) => Promise<T>): Promise<T> {
+  const { getDocumentClient } = await import('../../shared/storage/dynamo-client');
+  const client = getDocumentClient();
+  const name = `beforeCall-${randomUUID()}`;
+  let armed = true;
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      const input = JSON.stringify((args as { input?: unknown }).input ?? {});
+      if (armed && markers.every((marker) => input.includes(marker))) {
+        armed = false;
+        await meanwhile();
+      }
+      return next(args);
+    },
+    { step: 'initialize', name },
+  );
+  try {
+    return await run(() => !armed);
+  } finally {
+    client.middlewareStack.remove(name);
+  }
+}
