@@ -20,7 +20,7 @@ export const listValue = <Name extends SystemListName>(name: Name) =>
   z.enum(listValues(name), { error: `must be one of the values of GET /lists/${name}` });
 
 /** An email address; the empty string is allowed (it clears an optional field). */
-export const emailAddress = () => z.union([z.literal(''), z.email({ error: 'must be a valid email address' }).max(EMAIL_MAX)]);
+export const emailAddress = () => z.union([z.literal(''), z.email({ error: 'must be a valid email address' }).max(EMAIL_MAX, `must be at most ${EMAIL_MAX} characters`)]);
 
 /** An email address, trimmed first like every string (resources.md §1 "Strings"); empty clears. */
 export const trimmedEmailAddress = () => z.string({ error: 'must be a string' }).trim().pipe(emailAddress());

@@ -308,6 +308,9 @@ describe('payments', () => {
     expect(await call(tenant, 'PATCH', item, { status: 'pending' })).toMatchObject({ status: 'pending', paid_amount: 0 });
     // No charge became paid on the way.
     expect((await call(tenant, 'GET', `/mortgage-files/${file.id}/timeline?event_type=charge_paid`)).count).toBe(0);
+    // Without payments left, a charge can be deleted.
+    await call(tenant, 'DELETE', item);
+    await call(tenant, 'GET', item, undefined, 404);
   });
 
   test('a paid charge written again (renamed, paid beyond its amount) is paid once: one charge_paid row', async () => {

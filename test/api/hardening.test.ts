@@ -128,6 +128,10 @@ describe('hardening §1: a refused value says what was expected, in the service\
     ['POST', '/webhooks', { url: 'https://example.com/hooks' }, 'events: required'],
     ['POST', '/webhooks', { url: 'https://example.com/hooks', events: ['lead.made'] }, 'events[0]: must be an event name of GET /webhooks/events'],
     ['POST', '/tasks', { title: 'Call the bank', assignees: 'dana' }, 'assignees: must be an array of user ids'],
+    // Bounds at one past the limit.
+    ['POST', '/customers', { first_name: 'Dana', last_name: 'Cohen', email: `dana@${`${'a'.repeat(61)}.`.repeat(5)}museum` }, 'email: must be at most 320 characters'],
+    ['POST', '/webhooks', { url: 'https://example.com/hooks', events: ['lead.created'], description: 'x'.repeat(501) }, 'description: must be at most 500 characters'],
+    ['POST', '/mortgage-files', { borrowers: [{ first_name: 'Dana', last_name: 'Cohen' }], incomes: Array.from({ length: 51 }, () => ({ income_type: 'salary', monthly_amount: 1 })) }, 'incomes: must have at most 50 items'],
   ];
 
   test.each(CASES)('%s %s %j: 400 with details %s', async (method, path, body, details) => {

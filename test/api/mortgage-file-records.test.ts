@@ -389,6 +389,16 @@ describe('rules no other test holds (found by mutation testing)', () => {
     expect((await call(tenant, 'GET', '/mortgage-files?search=Oldname')).body.count).toBe(0);
   });
 
+  test('a file PATCH with only an empty record array is a 200 that answers that list (empty), and writes nothing', async () => {
+    const tenant = await runtime.organization();
+    const file = await createFile(tenant);
+    const patched = await call(tenant, 'PATCH', `/mortgage-files/${file.id}`, { incomes: [] });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({ incomes: [], bank_accounts: null, updated_at: file.updated_at });
+    expect(patched.headers.get('etag')).toBe((await call(tenant, 'GET', `/mortgage-files/${file.id}`)).headers.get('etag'));
+    expect((await call(tenant, 'PATCH', `/mortgage-files/${file.id}`, {})).status).toBe(400);
+  });
+
   test('a file PATCH that only adds a record moves the file\'s ETag: a stale If-Match is then a 412', async () => {
     const tenant = await runtime.organization();
     const file = await createFile(tenant, { borrowers: [{ first_name: 'Dana', last_name: 'Cohen' }] });
