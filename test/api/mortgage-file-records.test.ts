@@ -299,6 +299,9 @@ describe('spec §7: a write that has committed is answered as made', () => {
     expect(read.headers.get('etag')).toBe(added.headers.get('etag'));
     expect((await call(tenant, 'GET', `/customers/${added.body.customer_id}`)).body).toMatchObject({ first_name: 'Avi', phone: '050-123-4567' });
 
+    // Without customer fields: its customer is read for the answer before the commit too.
+    const linkOnly = await committedWrite(tenant, 'PATCH', `/mortgage-files/${file.id}/borrowers/${added.body.id}`, { relationship: 'partner' }, 200);
+    expect(linkOnly.body).toMatchObject({ relationship: 'partner', first_name: 'Avi', phone: '050-123-4567' });
     const changed = await committedWrite(tenant, 'PATCH', `/mortgage-files/${file.id}/borrowers/${added.body.id}`, { nickname: 'Avi L', order_index: 0 }, 200);
     expect(changed.body).toMatchObject({ nickname: 'Avi L', first_name: 'Avi', order_index: 0, is_main: false });
     const again = await call(tenant, 'GET', `/mortgage-files/${file.id}/borrowers/${added.body.id}`);

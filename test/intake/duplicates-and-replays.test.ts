@@ -33,6 +33,20 @@ describe('spec §4 duplicate handling', () => {
     expect((await readLead(runtime, tenant, second.body.lead_id)).possible_duplicate_of).toBe(original.id);
   });
 
+  test('spec §4 flag: a submission whose phone matches one lead and email another is marked as the phone match\'s duplicate', async () => {
+    const own = await runtime.organization();
+    const intake = await createIntake(runtime, own.organizationId);
+    const phone = uniquePhone();
+    const email = uniqueEmail();
+    const create = async (body: Record<string, unknown>) => (await runtime.request('POST', '/leads', { key: own.apiKey, body })).body;
+    const byPhone = await create({ first_name: 'Phone', phone });
+    // Newer, and matched by the email only.
+    const byEmail = await create({ first_name: 'Email', email });
+    const response = await postIntake(runtime, intake.token, { name: 'Both', phone, email });
+    expect(response.body.duplicate_of).toEqual({ id: byPhone.id, lead_number: byPhone.lead_number });
+    expect(response.body.duplicate_of.id).not.toBe(byEmail.id);
+  });
+
   test('spec §4 flag: matched on the email, case-insensitively, also against a lead created through the API', async () => {
     const intake = await createIntake(runtime, tenant.organizationId, '--duplicate-mode', 'flag');
     const email = uniqueEmail();
