@@ -16,7 +16,7 @@ const leadFields = z.object({
   first_name: text(200).trim().min(1, 'must not be empty'),
   last_name: nullableText(200),
   phone: nullableText(50),
-  email: z.union([z.email({ message: 'Invalid email address' }).max(320, 'must be at most 320 characters'), z.literal('')]).nullable(),
+  email: z.union([z.email({ error: 'must be a valid email address' }).max(320, 'must be at most 320 characters'), z.literal('')]).nullable(),
   source: nullableText(200),
   status: text(64).min(1, 'must not be empty'),
   status_custom: nullableText(200),

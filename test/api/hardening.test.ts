@@ -122,6 +122,7 @@ describe('hardening §1: a refused value says what was expected, in the service\
     ['POST', '/leads', { first_name: 'Dana', status: '' }, 'status: must not be empty'],
     ['POST', '/leads', { first_name: 'Dana', tags: Array.from({ length: 51 }, (_, index) => `t${index}`) }, 'tags: must have at most 50 tags'],
     ['POST', '/leads', { first_name: 'Dana', phone: 5 }, 'phone: must be a string'],
+    ['POST', '/leads', { first_name: 'Dana', email: 'dana@' }, 'email: must be a valid email address'],
     // A required field that is absent is named as missing, not by the type it should have had.
     ['POST', '/tasks', { description: 'no title' }, 'title: required'],
     ['POST', '/mortgage-files', { borrowers: [{ last_name: 'Cohen', first_name: 'Dana' }], incomes: [{ monthly_amount: 100 }] }, 'incomes[0].income_type: required'],
