@@ -128,33 +128,49 @@ export function useTestRuntime(overrides: Partial<RuntimeOptions> = {}): TestRun
   });
 }
 
+type CallStep = (call: { commandName: string; input: string }, send: () => Promise<unknown>) => Promise<unknown>;
+
+/**
+ * `step` sees every DynamoDB call of this process (its command name and JSON input) for the length
+ * of `run`, and decides when and whether to `send` it: the one installer of the helpers below.
+ */
+async function aroundEveryCall<T>(step: CallStep, run: () => Promise<T>): Promise<T> {
+  const { getDocumentClient } = await import('../../shared/storage/dynamo-client');
+  const client = getDocumentClient();
+  const name = `aroundEveryCall-${randomUUID()}`;
+  client.middlewareStack.add(
+    (next, context) => async (args) =>
+      (await step({ commandName: context.commandName ?? '', input: JSON.stringify((args as { input?: unknown }).input ?? {}) }, () => next(args))) as Awaited<ReturnType<typeof next>>,
+    { step: 'initialize', name },
+  );
+  try {
+    return await run();
+  } finally {
+    client.middlewareStack.remove(name);
+  }
+}
+
+/** A database error the service must survive, thrown in place of a call. */
+function injectedFailure(what: string): Error {
+  const error = new Error(`injected failure of ${what}`);
+  error.name = 'InternalServerError';
+  return error;
+}
+
 /**
  * Makes the first DynamoDB call whose input contains every one of `markers` fail (a database error
  * the service must survive), for the length of `run`. Real engine otherwise: only that call fails.
  */
 export async function failingOneCall<T>(markers: string[], run: (fired: () => boolean) => Promise<T>): Promise<T> {
-  const { getDocumentClient } = await import('../../shared/storage/dynamo-client');
-  const client = getDocumentClient();
-  const name = `failOneCall-${randomUUID()}`;
   let armed = true;
-  client.middlewareStack.add(
-    (next) => async (args) => {
-      const input = JSON.stringify((args as { input?: unknown }).input ?? {});
-      if (armed && markers.every((marker) => input.includes(marker))) {
-        armed = false;
-        const error = new Error('injected failure of one database call');
-        error.name = 'InternalServerError';
-        throw error;
-      }
-      return next(args);
+  return aroundEveryCall(
+    async ({ input }, send) => {
+      if (!armed || !markers.every((marker) => input.includes(marker))) return send();
+      armed = false;
+      throw injectedFailure('one database call');
     },
-    { step: 'initialize', name },
+    () => run(() => !armed),
   );
-  try {
-    return await run(() => !armed);
-  } finally {
-    client.middlewareStack.remove(name);
-  }
 }
 
 /**
@@ -163,30 +179,20 @@ export async function failingOneCall<T>(markers: string[], run: (fired: () => bo
  * `fired()` tells whether any call came after the commit at all.
  */
 export async function failingFirstCallAfterCommit<T>(run: (fired: () => boolean) => Promise<T>): Promise<T> {
-  const { getDocumentClient } = await import('../../shared/storage/dynamo-client');
-  const client = getDocumentClient();
-  const name = `failAfterCommit-${randomUUID()}`;
   let committed = false;
   let fired = false;
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
+  return aroundEveryCall(
+    async ({ commandName }, send) => {
       if (committed && !fired) {
         fired = true;
-        const error = new Error('injected failure of the first call after a commit');
-        error.name = 'InternalServerError';
-        throw error;
+        throw injectedFailure('the first call after a commit');
       }
-      const result = await next(args);
-      if (context.commandName === 'TransactWriteItemsCommand') committed = true;
+      const result = await send();
+      if (commandName === 'TransactWriteItemsCommand') committed = true;
       return result;
     },
-    { step: 'initialize', name },
+    () => run(() => fired),
   );
-  try {
-    return await run(() => fired);
-  } finally {
-    client.middlewareStack.remove(name);
-  }
 }
 
 /**
@@ -195,24 +201,15 @@ export async function failingFirstCallAfterCommit<T>(run: (fired: () => boolean)
  * `meanwhile` itself pass untouched.
  */
 export async function beforeCall<T>(markers: string[], meanwhile: () => Promise<unknown>, run: (fired: () => boolean) => Promise<T>): Promise<T> {
-  const { getDocumentClient } = await import('../../shared/storage/dynamo-client');
-  const client = getDocumentClient();
-  const name = `beforeCall-${randomUUID()}`;
   let armed = true;
-  client.middlewareStack.add(
-    (next) => async (args) => {
-      const input = JSON.stringify((args as { input?: unknown }).input ?? {});
+  return aroundEveryCall(
+    async ({ input }, send) => {
       if (armed && markers.every((marker) => input.includes(marker))) {
         armed = false;
         await meanwhile();
       }
-      return next(args);
+      return send();
     },
-    { step: 'initialize', name },
+    () => run(() => !armed),
   );
-  try {
-    return await run(() => !armed);
-  } finally {
-    client.middlewareStack.remove(name);
-  }
 }
