@@ -5,9 +5,8 @@ import { retryOnVersionConflict, VersionConflict, WriteBatch } from '../../share
 import { getDocumentClient, getTableName } from '../../shared/storage/dynamo-client';
 import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { nowIso } from '../../shared/ids';
-import { getLogger } from '../../shared/logger';
 import { entityKeys } from '../../shared/storage/keys';
-import { markersOlderThan } from '../../shared/resources/finish-deletes';
+import { finishMarked } from '../../shared/resources/finish-deletes';
 import { queryAll } from '../../shared/storage/paginated-requests';
 import { MORTGAGE_FILE_TYPE } from './file-rows';
 
@@ -86,21 +85,10 @@ export const UNFINISHED_RENAME_GRACE_MS = 60_000;
  * same idempotent refresh. Returns how many it finished; one that fails stays marked.
  */
 export async function finishUnfinishedRenames(graceMs = UNFINISHED_RENAME_GRACE_MS, now = Date.now()): Promise<number> {
-  const markers = await markersOlderThan(entityKeys.renamingShard, graceMs, now);
-  let finished = 0;
-  for (const marker of markers) {
-    const customer = entityKeys.recordOfPartition(marker.pk);
-    if (!customer) continue;
-    const at = marker.gsi4sk.slice(0, marker.gsi4sk.lastIndexOf('#'));
-    try {
-      await refreshNamesOnFiles(customer.organizationId, customer.id);
-      await unmarkRename(customer.organizationId, customer.id, at);
-      finished += 1;
-    } catch (error) {
-      getLogger().warn('unfinished rename not finished; the next sweep tries again', { errorName: (error as Error)?.name });
-    }
-  }
-  return finished;
+  return finishMarked(entityKeys.renamingShard, graceMs, now, 'rename', async (customer, at) => {
+    await refreshNamesOnFiles(customer.organizationId, customer.id);
+    await unmarkRename(customer.organizationId, customer.id, at);
+  });
 }
 
 /**

@@ -19,17 +19,33 @@ export const UNFINISHED_DELETE_GRACE_MS = 60_000;
  * finished; one that fails stays marked for the next sweep.
  */
 export async function finishUnfinishedDeletes(followUps: Record<string, DeleteFollowUp>, graceMs = UNFINISHED_DELETE_GRACE_MS, now = Date.now()): Promise<number> {
-  const markers = await markersOlderThan(entityKeys.deletingShard, graceMs, now);
-  let finished = 0;
-  for (const marker of markers) {
-    const record = entityKeys.recordOfPartition(marker.pk as string);
-    if (!record) continue;
+  return finishMarked(entityKeys.deletingShard, graceMs, now, 'delete', (record) => {
     const followUp = followUps[record.type];
+    return completeDelete(record.type, record.organizationId, record.id, { rows: true, followUp: followUp && (() => followUp(record.organizationId, record.id)) });
+  });
+}
+
+/**
+ * Finishes the work of every marker of `shard` older than `graceMs` (`finish`, idempotent, given
+ * the marked record and the marker's time). Returns how many it finished; one that fails stays
+ * marked for the next sweep.
+ */
+export async function finishMarked(
+  shard: (index: number) => string,
+  graceMs: number,
+  now: number,
+  what: string,
+  finish: (record: { type: string; organizationId: string; id: string }, at: string) => Promise<void>,
+): Promise<number> {
+  let finished = 0;
+  for (const marker of await markersOlderThan(shard, graceMs, now)) {
+    const record = entityKeys.recordOfPartition(marker.pk);
+    if (!record) continue;
     try {
-      await completeDelete(record.type, record.organizationId, record.id, { rows: true, followUp: followUp && (() => followUp(record.organizationId, record.id)) });
+      await finish(record, marker.gsi4sk.slice(0, marker.gsi4sk.lastIndexOf('#')));
       finished += 1;
     } catch (error) {
-      getLogger().warn('unfinished delete not finished; the next sweep tries again', { type: record.type, errorName: (error as Error)?.name });
+      getLogger().warn(`unfinished ${what} not finished; the next sweep tries again`, { type: record.type, errorName: (error as Error)?.name });
     }
   }
   return finished;
@@ -40,7 +56,7 @@ export async function finishUnfinishedDeletes(followUps: Record<string, DeleteFo
  * by the time of the write, written longer than `graceMs` ago: what a stopped or failed process
  * left unfinished. Their partition key and index sort key (`<time>#<id>`).
  */
-export async function markersOlderThan(shard: (index: number) => string, graceMs: number, now: number): Promise<Array<{ pk: string; gsi4sk: string }>> {
+async function markersOlderThan(shard: (index: number) => string, graceMs: number, now: number): Promise<Array<{ pk: string; gsi4sk: string }>> {
   // '$' sorts after the '#' separator of `<time>#<id>`.
   const bound = `${new Date(now - graceMs).toISOString()}$`;
   const pages = await Promise.all(
