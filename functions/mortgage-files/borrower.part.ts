@@ -4,7 +4,8 @@ import { conflict, forbidden, noUpdatableFields, validationFailed as invalid } f
 import { planChildRewrite, readChildren } from '../../shared/resources/child-collection';
 import { definePart, partsOf, planParentVersionMove, planPartDelete, siblingsOf, type Family, type PartDefinition } from '../../shared/resources/child-entity';
 import type { StoredRecord } from '../../shared/resources/entity';
-import { assertUniqueValuesFree, getRecord, getRecords, planCreate, planUpdate, sameValue, uniqueValueHolder } from '../../shared/resources/entity.repository';
+import { assertUniqueValuesFree, getRecord, planCreate, planUpdate, sameValue, uniqueValueHolder } from '../../shared/resources/entity.repository';
+import { knownRecords } from '../../shared/resources/known-records';
 import { VersionConflict, WriteBatch } from '../../shared/resources/write-batch';
 import { entityKeys } from '../../shared/storage/keys';
 import { TRANSACTION_ITEMS_MAX } from '../../shared/storage/transaction-limit';
@@ -47,14 +48,9 @@ async function deleteRecordsAhead(owned: Array<{ part: PartDefinition; record: S
 }
 /** Input key of a customer resolved (and its writes planned) before the borrower is planned: a file created with its borrowers. */
 export const RESOLVED_CUSTOMER = Symbol('resolved customer');
-/** Customers already read or planned in this request, so answering needs no read of them. */
-const knownCustomers = new WeakMap<Family, Map<string, StoredRecord>>();
-export function rememberCustomers(family: Family, customers: StoredRecord[]): void {
-  knownCustomers.set(family, new Map(customers.map((customer) => [customer.id, customer])));
-}
-/** A customer as this request writes it (created or changed with its borrower): the answer, made before the commit, shows it so. */
-function knowCustomer(family: Family, customer: StoredRecord): void {
-  knownCustomers.set(family, new Map(knownCustomers.get(family)).set(customer.id, customer));
+/** Customers as this request reads or writes them (created or changed with their borrowers): the answer, made before the commit, shows them so. */
+export function knowCustomers(family: Family, customers: StoredRecord[]): void {
+  for (const customer of customers) knownRecords(family).rememberRecord(customerEntity, customer);
 }
 
 /** The parts a borrower's DELETE removes with it (resources.md §6); documents and others naming it stay. */
@@ -208,7 +204,7 @@ export const borrowerPart = definePart({
     const resolved = (input as { [RESOLVED_CUSTOMER]?: StoredRecord })[RESOLVED_CUSTOMER];
     // The organization's templates are read once per request, alongside the customer's reads.
     const [customer] = await Promise.all([resolved ?? resolveBorrowerCustomer({ ...context, borrowerFileId: family.parent.id }, input, batch), activeDocumentTemplates(context)]);
-    knowCustomer(family, customer);
+    knowCustomers(family, [customer]);
     const existing = siblings.find((borrower) => borrower.customer_id === customer.id);
     if (existing) {
       throw conflict('Borrower already exists', { details: 'This customer is already a borrower of the mortgage file', extra: { existing_link_id: existing.id } });
@@ -235,7 +231,7 @@ export const borrowerPart = definePart({
       if (!customer) throw invalid('customer_id: the borrower\'s customer no longer exists');
       const customerPlan = new WriteBatch();
       const updated = await planCustomerChange({ ...context, borrowerFileId: family.parent.id }, customer, inline, customerPlan);
-      knowCustomer(family, updated);
+      knowCustomers(family, [updated]);
       changes.search_names = customerNames(updated);
       // The customer's plan (its change, or the check that it still exists) goes with a write of
       // the borrower; the same values again write nothing at all.
@@ -279,10 +275,7 @@ export const borrowerPart = definePart({
     };
   },
   async present(records, family) {
-    const customers = new Map(knownCustomers.get(family));
-    const missing = [...new Set(records.map((record) => record.customer_id as string))].filter((id) => !customers.has(id));
-    // Read consistently: the answer's ETag stands for these fields, and If-Match is judged against it.
-    if (missing.length > 0) for (const customer of await getRecords(customerEntity, family.parent.organization_id, missing)) customers.set(customer.id, customer);
+    const customers = await knownRecords(family).records(customerEntity, family.parent.organization_id, records.map((record) => record.customer_id as string));
     const main = mainBorrowerOf(siblingsOf(family, borrowerPart))?.id;
     return records.map((record) => {
       const customer = customers.get(record.customer_id as string) ?? ({} as StoredRecord);

@@ -2,7 +2,8 @@ import * as z from 'zod';
 import { conflict, validationFailed } from '../../shared/http/errors';
 import { childOperations, defineChild, sentFields } from '../../shared/resources/child-collection';
 import type { StoredRecord } from '../../shared/resources/entity';
-import { getRecords, holdRecord, recordFromItem, sameValue } from '../../shared/resources/entity.repository';
+import { holdRecord, recordFromItem, sameValue } from '../../shared/resources/entity.repository';
+import { knownRecords } from '../../shared/resources/known-records';
 import { VersionConflict, type WriteBatch } from '../../shared/resources/write-batch';
 import { getTableName } from '../../shared/storage/dynamo-client';
 import { entityKeys } from '../../shared/storage/keys';
@@ -87,15 +88,9 @@ function planGuardDelete(batch: WriteBatch, organizationId: string, fileId: stri
  */
 async function withContacts(records: StoredRecord[], parent: StoredRecord): Promise<StoredRecord[]> {
   if (records.length === 0) return records;
-  const known = contactsRead.get(parent);
-  const contactIds = [...new Set(records.map((record) => record.contact_id as string))].filter((id) => known?.id !== id);
-  const contacts = new Map(contactIds.length > 0 ? (await getRecords(contactEntity, records[0].organization_id, contactIds)).map((contact) => [contact.id, contact]) : []);
-  if (known) contacts.set(known.id, known);
+  const contacts = await knownRecords(parent).records(contactEntity, parent.organization_id, records.map((record) => record.contact_id as string));
   return records.map((record) => ({ ...record, contact: contacts.get(record.contact_id as string) ?? null }));
 }
-
-/** The contact a create read (with its guards) for the file it links: its answer shows it without reading it again. */
-const contactsRead = new WeakMap<StoredRecord, StoredRecord>();
 
 export const fileContactChild = defineChild({
   type: FILE_CONTACT_TYPE,
@@ -127,7 +122,8 @@ export const fileContactChild = defineChild({
     const contactItem = itemWithKey(items, contactKey);
     if (!contactItem) throw validationFailed('contact_id: not a contact of the organization');
     const contact = recordFromItem(contactEntity, contactItem);
-    contactsRead.set(parent, contact);
+    // The answer shows the contact as read here, with the guards.
+    knownRecords(parent).rememberRecord(contactEntity, contact);
     const role = requestedRole ?? (contact.type as string);
     const roleGuard = guardKey(context.organizationId, parent.id, contactId, role);
     const guard = itemWithKey(items, roleGuard);

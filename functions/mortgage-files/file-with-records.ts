@@ -19,7 +19,7 @@ import { retryOnVersionConflict, VersionConflict, WRITE_ATTEMPTS, WriteBatch } f
 import { recordId } from '../../shared/validation/fields';
 import { getLogger } from '../../shared/logger';
 import type { WriteContext } from '../../shared/write-context';
-import { borrowerPart, createBorrowerSchema, mainBorrowerOf, MAX_BORROWERS, rememberCustomers, RESOLVED_CUSTOMER, resolveBorrowerCustomer } from './borrower.part';
+import { borrowerPart, createBorrowerSchema, mainBorrowerOf, MAX_BORROWERS, knowCustomers, RESOLVED_CUSTOMER, resolveBorrowerCustomer } from './borrower.part';
 import { bankAccountPart, incomePart, obligationPart } from './file-records.part';
 import { createMortgageFileFields, mortgageFileEntity, mortgageFileListItemSchema, updateMortgageFileSchema } from './mortgage-file.entity';
 import { activeDocumentTemplates, activeMilestoneTemplates, fileTemplates, planRequirements, REQUIREMENT_TYPE, requirementPart } from './requirement.part';
@@ -221,7 +221,7 @@ export async function createFileWithRecords(context: WriteContext, body: Body): 
     }
   }
   const family: Family = { parent: file, parts: new Map([[REQUIREMENT_TYPE, fileRequirements]]), fresh: true };
-  rememberCustomers(family, customers);
+  knowCustomers(family, customers);
   const planned = await planParts(family, borrowerBatches);
 
   /**
@@ -245,7 +245,7 @@ export async function createFileWithRecords(context: WriteContext, body: Body): 
         const isMain = plannedAsMain && customer.id !== planned.id;
         if (plannedAsMain) family.parent = { ...storedParent, customer_id: customer.id };
         customers[index] = customer;
-        rememberCustomers(family, customers);
+        knowCustomers(family, customers);
         part.record = await planPartCreate(borrowerPart, context, family, { ...borrowerBodies[index], [RESOLVED_CUSTOMER]: customer }, batch, true, {
           id: part.record.id,
           parentAttributes: isMain ? { customer_id: customer.id } : undefined,
@@ -289,7 +289,7 @@ export async function createFileWithRecords(context: WriteContext, body: Body): 
     parts: new Map([...family.parts].map(([type, records]) => [type, records.filter((record) => isWritten(type, record))])),
   };
   const settled = failedBorrowers.size > 0 ? await settleAfterFailedBorrowers(saved, named) : saved;
-  rememberCustomers(settled, customers);
+  knowCustomers(settled, customers);
   const answer = await presentFile(settled, ALL);
   return childErrors.length > 0 ? withVersion({ ...answer, child_errors: childErrors }, versionOf(answer) ?? 0) : answer;
 }

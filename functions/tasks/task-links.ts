@@ -1,41 +1,31 @@
 import { taggedAnswers } from '../../shared/http/record-version';
 import type { StoredRecord } from '../../shared/resources/entity';
 import { deleteRecords, findRecordIds } from '../../shared/resources/entity.repository';
-import { batchGetAll } from '../../shared/storage/paginated-requests';
+import { KnownRecords, knownRecords } from '../../shared/resources/known-records';
 import type { WriteContext } from '../../shared/write-context';
-import { clearLink, customerSummary, type CustomerSummary, leadSummary, type LeadSummary, linkedKeys, scopeOf, taskEntity } from './task.entity';
+import { clearLink, customerSummary, leadSummary, linkedKeys, taskEntity } from './task.entity';
 
 /**
  * The answer of tasks: each with its linked lead `{id, first_name, last_name}` and customer
- * `{id, first_name, last_name, entity_name}` (never the phone or the id number). Names the write
- * already read are reused; the others are read for the whole page in one BatchGetItem. A link whose
- * record is gone (its unlinking still under way) shows `null`.
+ * `{id, first_name, last_name, entity_name}` (never the phone or the id number). Links the write
+ * already read are shown as read; the others are read for the whole page in one BatchGetItem. A
+ * link whose record is gone (its unlinking still under way) shows `null`.
  */
 export async function presentTasks(organizationId: string, tasks: StoredRecord[], context?: WriteContext): Promise<StoredRecord[]> {
-  const leads = new Map<string, LeadSummary | null>(context ? scopeOf(context).leads : []);
-  const customers = new Map<string, CustomerSummary | null>(context ? scopeOf(context).customers : []);
-  const leadIds = [...new Set(tasks.map((task) => task.lead_id).filter((id): id is string => typeof id === 'string' && !leads.has(id)))];
-  const customerIds = [...new Set(tasks.map((task) => task.customer_id).filter((id): id is string => typeof id === 'string' && !customers.has(id)))];
-  if (leadIds.length + customerIds.length > 0) {
-    const leadKeys = leadIds.map((id) => linkedKeys.lead_id(organizationId, id));
-    const customerKeys = customerIds.map((id) => linkedKeys.customer_id(organizationId, id));
-    // Consistent: the answer's ETag stands for these names, and If-Match is judged against it.
-    const found = await batchGetAll([...leadKeys, ...customerKeys], { consistentRead: true });
-    const byPk = new Map(found.map((item) => [item.pk as string, item]));
-    leadKeys.forEach((key) => {
-      const item = byPk.get(key.pk);
-      if (item && item.sk === key.sk) leads.set(item.id as string, leadSummary(item));
-    });
-    customerKeys.forEach((key) => {
-      const item = byPk.get(key.pk);
-      if (item && item.sk === key.sk) customers.set(item.id as string, customerSummary(item));
-    });
-  }
-  const answers = tasks.map((task) => ({
-    ...task,
-    lead: typeof task.lead_id === 'string' ? (leads.get(task.lead_id) ?? null) : null,
-    customer: typeof task.customer_id === 'string' ? (customers.get(task.customer_id) ?? null) : null,
-  }));
+  const linked = (field: 'lead_id' | 'customer_id') => [...new Set(tasks.map((task) => task[field]).filter((id): id is string => typeof id === 'string'))];
+  const leadIds = linked('lead_id');
+  const customerIds = linked('customer_id');
+  const items = await (context ? knownRecords(context) : new KnownRecords()).read([
+    ...leadIds.map((id) => linkedKeys.lead_id(organizationId, id)),
+    ...customerIds.map((id) => linkedKeys.customer_id(organizationId, id)),
+  ]);
+  const leads = new Map(leadIds.map((id, index) => [id, items[index]]));
+  const customers = new Map(customerIds.map((id, index) => [id, items[leadIds.length + index]]));
+  const answers = tasks.map((task) => {
+    const lead = typeof task.lead_id === 'string' ? leads.get(task.lead_id) : null;
+    const customer = typeof task.customer_id === 'string' ? customers.get(task.customer_id) : null;
+    return { ...task, lead: lead ? leadSummary(lead) : null, customer: customer ? customerSummary(customer) : null };
+  });
   // The answer shows the lead's and customer's names: a rename of either changes the task's ETag.
   return taggedAnswers(answers, tasks, (answer) => [answer.lead, answer.customer]);
 }

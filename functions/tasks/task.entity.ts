@@ -6,6 +6,7 @@ import { listValues } from '../../shared/lists/system-lists';
 import { defineEntity, type StoredRecord } from '../../shared/resources/entity';
 import { findRecordIds, getRecord, getRecords, planUpdate, recordFromItem, updateRecord } from '../../shared/resources/entity.repository';
 import { VersionConflict, type WriteBatch } from '../../shared/resources/write-batch';
+import { knownRecords } from '../../shared/resources/known-records';
 import { entityKeys, keys, type ItemKey } from '../../shared/storage/keys';
 import { batchGetAll, itemWithKey } from '../../shared/storage/paginated-requests';
 import { dateTimeInput } from '../../shared/validation/date-time';
@@ -116,25 +117,6 @@ export const linkedKeys = {
   customer_id: (organizationId: string, id: string) => entityKeys.record(CUSTOMER_TYPE, organizationId, id),
 };
 
-/**
- * What a write learned about the records it links, per request: the linked lead's and customer's
- * names for the answer (no second read), and the file given by a nested path.
- */
-interface WriteScope {
-  /** `null`: read, and gone (the answer shows no lead). */
-  leads: Map<string, LeadSummary | null>;
-  customers: Map<string, CustomerSummary | null>;
-}
-const scopes = new WeakMap<WriteContext, WriteScope>();
-export function scopeOf(context: WriteContext): WriteScope {
-  let scope = scopes.get(context);
-  if (!scope) {
-    scope = { leads: new Map(), customers: new Map() };
-    scopes.set(context, scope);
-  }
-  return scope;
-}
-
 /** Input key of a nested create: the file of the path (`/mortgage-files/{id}/tasks`). */
 export const FILE_FROM_PATH = Symbol('file from path');
 
@@ -184,18 +166,15 @@ async function resolve(context: WriteContext, lookup: Lookup, checks: WriteBatch
   if (wanted.length === 0) return { activeUsers: new Set() };
   const found = await batchGetAll(wanted, { consistentRead: true });
   const itemAt = (key: ItemKey) => itemWithKey(found, key);
-  for (const [field, id, key] of shownKeys) {
-    const item = itemAt(key);
-    if (field === 'lead_id') scopeOf(context).leads.set(id, item ? leadSummary(item) : null);
-    else scopeOf(context).customers.set(id, item ? customerSummary(item) : null);
-  }
+  // The linked lead's and customer's items, for the answer's names (presentTasks reads none of them again).
+  const known = knownRecords(context);
+  for (const [, , key] of shownKeys) known.remember(key, itemAt(key) ?? null);
   const activeUsers = new Set(
     userIds.filter((id) => {
       const user = itemAt(keys.user(id));
       return user?.organization_id === organizationId && user.is_active === true;
     }),
   );
-  const scope = scopeOf(context);
   let parent: StoredRecord | undefined;
   // The path's file first: a missing file is the path's 404 before any 400 of the body.
   const ordered = [...referenceKeys].sort(([a], [b]) => Number(b === 'mortgage_file_id') - Number(a === 'mortgage_file_id'));
@@ -209,8 +188,7 @@ async function resolve(context: WriteContext, lookup: Lookup, checks: WriteBatch
       parent = recordFromItem(taskEntity, item);
       continue;
     }
-    if (field === 'lead_id') scope.leads.set(item.id as string, leadSummary(item));
-    if (field === 'customer_id') scope.customers.set(item.id as string, customerSummary(item));
+    if (field === 'lead_id' || field === 'customer_id') known.remember(key, item);
     if (field === 'mortgage_file_id') {
       checks.requireExists(key, () => (lookup.fileFromPath ? recordNotFound('Mortgage file') : invalid(REFERENCE_MEANING[field])));
     } else {
