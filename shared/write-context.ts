@@ -1,4 +1,5 @@
 import type { WriteAudit } from './audit/write-audit';
+import type { OperationInput } from './http/operation';
 import type { IfMatch } from './http/record-version';
 
 /** Who writes, for which organization: built from the API key, or by intake for its endpoint. */
@@ -14,3 +15,12 @@ export interface WriteContext {
   /** A borrower write's own mortgage file: that write keeps its borrowers' names itself (borrower-names.ts). */
   borrowerFileId?: string;
 }
+
+/** The write context of an API request: its key's organization, user and permissions, its log entry and If-Match. */
+export const writeContextOf = ({ auth, audit, ifMatch }: OperationInput<unknown, unknown>): WriteContext => ({
+  organizationId: auth.organizationId,
+  userId: auth.userId,
+  audit,
+  ifMatch,
+  permissions: auth.permissions,
+});

@@ -4,8 +4,7 @@ import { created, deleted, list, ok } from '../../shared/http/response';
 import { deleteResultSchema } from '../../shared/http/response-schemas';
 import { getOrganization } from '../../shared/organizations/organization.repository';
 import { activeStatuses } from '../../shared/organizations/system-statuses';
-import type { WriteContext } from '../../shared/write-context';
-import type { OperationInput } from '../../shared/http/operation';
+import { writeContextOf } from '../../shared/write-context';
 import { createLead } from './create-lead';
 import { deleteLead } from './delete-lead';
 import { getLead } from './lead.repository';
@@ -21,12 +20,6 @@ import {
 import { listLeads } from './list-leads';
 import { updateLead } from './update-lead';
 
-const writeContext = ({ auth, audit, ifMatch }: OperationInput<unknown, unknown>): WriteContext => ({
-  organizationId: auth.organizationId,
-  userId: auth.userId,
-  audit,
-  ifMatch,
-});
 
 
 /** Path ids before the body (resources.md §1): a missing lead is a 404 even with an invalid body. */
@@ -46,7 +39,7 @@ const updateOperations = partialUpdateOperations(
     response: { status: 200, description: 'The updated lead', schema: leadSchema },
     errors: [400, 404],
     requirePath: requireLead,
-    handle: async (input) => ok(await updateLead(writeContext(input), input.params.id, input.body)),
+    handle: async (input) => ok(await updateLead(writeContextOf(input), input.params.id, input.body)),
   },
 );
 
@@ -72,7 +65,7 @@ export const leadOperations: Operation[] = [
     body: createLeadSchema,
     response: { status: 201, description: 'The created lead', schema: leadSchema },
     errors: [400],
-    handle: async (input) => created(await createLead(writeContext(input), input.body)),
+    handle: async (input) => created(await createLead(writeContextOf(input), input.body)),
   }),
   defineOperation({
     method: 'GET',
@@ -109,7 +102,7 @@ export const leadOperations: Operation[] = [
     response: { status: 200, description: 'Deleted', schema: deleteResultSchema },
     errors: [400, 404],
     handle: async (input) => {
-      await deleteLead(writeContext(input), input.params.id);
+      await deleteLead(writeContextOf(input), input.params.id);
       return deleted('Lead deleted permanently');
     },
   }),
@@ -124,6 +117,6 @@ export const leadOperations: Operation[] = [
     errors: [400, 404],
     requirePath: requireLead,
     handle: async (input) =>
-      ok(await updateLead(writeContext(input), input.params.id, { status: input.body.status }, { statusNotes: input.body.notes ?? null })),
+      ok(await updateLead(writeContextOf(input), input.params.id, { status: input.body.status }, { statusNotes: input.body.notes ?? null })),
   }),
 ];

@@ -5,7 +5,7 @@ import { assertPrecondition, entityTag, joinedTagSource, versionOf, withVersion 
 import type { HttpResult } from '../../shared/http/response';
 import { nowIso } from '../../shared/ids';
 import { listCustomFields, type CustomFieldDefinition } from '../../shared/organizations/file-settings.repository';
-import { writeContextOf } from '../../shared/resources/crud-operations';
+import { writeContextOf } from '../../shared/write-context';
 import type { StoredRecord } from '../../shared/resources/entity';
 import { requireRecord, sameValue, versionedWrite } from '../../shared/resources/entity.repository';
 import { retryOnVersionConflict, WriteBatch } from '../../shared/resources/write-batch';

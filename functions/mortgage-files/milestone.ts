@@ -5,7 +5,7 @@ import { versionOf, withVersion } from '../../shared/http/record-version';
 import { list, ok } from '../../shared/http/response';
 import { nowIso } from '../../shared/ids';
 import { listMilestoneTemplates, type MilestoneTemplate } from '../../shared/organizations/file-settings.repository';
-import { writeContextOf } from '../../shared/resources/crud-operations';
+import { writeContextOf } from '../../shared/write-context';
 import { newChildPut, planChildRewrite, readChildren, requireParent, type ChildScope } from '../../shared/resources/child-collection';
 import type { StoredRecord } from '../../shared/resources/entity';
 import { requireRecord, sameValue } from '../../shared/resources/entity.repository';

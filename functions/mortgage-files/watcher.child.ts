@@ -7,7 +7,7 @@ import { created, ok } from '../../shared/http/response';
 import { nowIso } from '../../shared/ids';
 import { findActiveUser, getUsers, type User } from '../../shared/organizations/user.repository';
 import { childOperations, defineChild, getChild, newChildPut, requireParent } from '../../shared/resources/child-collection';
-import { writeContextOf } from '../../shared/resources/crud-operations';
+import { writeContextOf } from '../../shared/write-context';
 import type { StoredRecord } from '../../shared/resources/entity';
 import { requireRecord } from '../../shared/resources/entity.repository';
 import { WriteBatch } from '../../shared/resources/write-batch';

@@ -1,20 +1,13 @@
 import * as z from 'zod';
-import { defineOperation, partialUpdateOperations, type Operation, type OperationInput } from '../http/operation';
+import { defineOperation, partialUpdateOperations, type Operation } from '../http/operation';
 import { pagingQuerySchema } from '../http/list-query';
 import { created, deleted, list, ok } from '../http/response';
 import { deleteResultSchema } from '../http/response-schemas';
 import { ApiError, recordNotFound } from '../http/errors';
-import type { WriteContext } from '../write-context';
+import { writeContextOf, type WriteContext } from '../write-context';
 import type { EntityDefinition, StoredRecord } from './entity';
 import { createRecord, deleteRecord, listRecords, requireRecord, updateRecord } from './entity.repository';
 
-export const writeContextOf = ({ auth, audit, ifMatch }: OperationInput<unknown, unknown>): WriteContext => ({
-  organizationId: auth.organizationId,
-  userId: auth.userId,
-  audit,
-  ifMatch,
-  permissions: auth.permissions,
-});
 
 /** Paging, search and the entity's filters: typed, so OpenAPI and validation agree. */
 export function listQuerySchema(entity: EntityDefinition) {
