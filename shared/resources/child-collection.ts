@@ -11,7 +11,7 @@ import { batchGetAll, queryAll } from '../storage/paginated-requests';
 import type { TransactItem } from '../storage/transactions';
 import type { WriteContext } from '../write-context';
 import { resourceOperations, type CrudMethod } from './crud-operations';
-import type { EntityDefinition, StoredRecord } from './entity';
+import type { NestedResource, StoredRecord } from './entity';
 import { recordFromItem, requireRecord, sameValue, versionedWrite } from './entity.repository';
 import { retryOnVersionConflict, WriteBatch } from './write-batch';
 
@@ -24,28 +24,13 @@ import { retryOnVersionConflict, WriteBatch } from './write-batch';
  * adding a note does not change the file's ETag. Every write is conditional on the parent still
  * existing (a child never outlives a deleted parent).
  */
-export interface ChildDefinition {
-  type: string;
-  label: string;
-  parent: EntityDefinition;
-  /** The attribute naming the parent (`mortgage_file_id`). */
-  parentIdField: string;
-  /** The collection's segment under the parent item (`notes` → `/mortgage-files/{id}/notes`). */
-  segment: string;
-  /** The item's path parameter (`noteId`). */
-  itemParam: string;
-  names: { singular: string; plural: string };
+export interface ChildDefinition extends NestedResource {
   /** The `entity` attribute of its items (events are derived from it): default the type in lower case. */
   entity?: string;
-  schemas: { create: z.ZodType; update: z.ZodType; record: z.ZodObject; list: z.ZodType };
-  /** Stored fields besides id, organization, parent id and times (the answer may add more in `present`). */
-  fields: string[];
   /** Equality filters of the list (`?<name>=`), each a schema of one value (invalid → 400). */
   filters?: Record<string, z.ZodType<string>>;
   /** Fields the list's case-insensitive `search` matches. */
   searchFields?: string[];
-  /** The order of the collection: default newest first. */
-  order?(a: StoredRecord, b: StoredRecord): number;
   /** The routes it answers (default all five). */
   methods?: CrudMethod[];
   /** Whether the list ignores `limit`/`offset` (resources.md §1: *unpaged*). */

@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { noUpdatableFields, recordNotFound, validationFailed } from '../http/errors';
 import { pagingQuerySchema, parsePaging } from '../http/list-query';
 import type { Operation } from '../http/operation';
@@ -10,7 +9,7 @@ import { entityKeys, type ItemKey } from '../storage/keys';
 import type { TransactItem } from '../storage/transactions';
 import type { WriteContext } from '../write-context';
 import { resourceOperations, type CrudMethod } from './crud-operations';
-import type { EntityDefinition, StoredRecord } from './entity';
+import type { EntityDefinition, NestedResource, StoredRecord } from './entity';
 import { internalsOf, itemFromRecord, recordFromItem, sameValue, versionedWrite, withInternals } from './entity.repository';
 import { retryOnVersionConflict, WriteBatch } from './write-batch';
 
@@ -23,22 +22,7 @@ import { retryOnVersionConflict, WriteBatch } from './write-batch';
  * writes of one parent's parts are serialised by that condition, so rules over siblings (at most
  * ten borrowers, one customer once) hold in the database.
  */
-export interface PartDefinition {
-  type: string;
-  label: string;
-  parent: EntityDefinition;
-  /** The attribute naming the parent (`mortgage_file_id`). */
-  parentIdField: string;
-  /** The collection's segment under the parent item (`borrowers` → `/mortgage-files/{id}/borrowers`). */
-  segment: string;
-  /** The item's path parameter (`borrowerId`). */
-  itemParam: string;
-  names: { singular: string; plural: string };
-  schemas: { create: z.ZodType; update: z.ZodType; record: z.ZodObject; list: z.ZodType };
-  /** Stored fields (the answer may add more in `present`). */
-  fields: string[];
-  /** The order of the collection: default newest first. */
-  order?(a: StoredRecord, b: StoredRecord): number;
+export interface PartDefinition extends NestedResource {
   /**
    * At most this many on one parent (a 400 beyond, by any route): the parent's answer shows them all,
    * and one Lambda answers at most 6 MB.

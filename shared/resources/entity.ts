@@ -81,3 +81,25 @@ export interface EntityDefinition {
 export function defineEntity(definition: EntityDefinition): EntityDefinition {
   return definition;
 }
+
+/**
+ * What a resource nested under a parent record declares, whether a part of the parent's answer
+ * (`child-entity.ts`) or a collection of its own (`child-collection.ts`): its names, routes and schemas.
+ */
+export interface NestedResource {
+  type: string;
+  label: string;
+  parent: EntityDefinition;
+  /** The attribute naming the parent (`mortgage_file_id`). */
+  parentIdField: string;
+  /** The collection's segment under the parent item (`notes` → `/mortgage-files/{id}/notes`). */
+  segment: string;
+  /** The item's path parameter (`noteId`). */
+  itemParam: string;
+  names: { singular: string; plural: string };
+  schemas: { create: z.ZodType; update: z.ZodType; record: z.ZodObject; list: z.ZodType };
+  /** Stored fields besides id, organization, parent id and times (the answer may add more in `present`). */
+  fields: string[];
+  /** The order of the collection: default newest first. */
+  order?(a: StoredRecord, b: StoredRecord): number;
+}
