@@ -3,29 +3,53 @@ import { defineOperation, type Operation } from '../../shared/http/operation';
 import { list } from '../../shared/http/response';
 import { pagingQuerySchema } from '../../shared/http/list-query';
 import { crudOperations } from '../../shared/resources/crud-operations';
-import { defineEntity } from '../../shared/resources/entity';
-import { listRecords, requireRecord } from '../../shared/resources/entity.repository';
+import { defineEntity, type StoredRecord } from '../../shared/resources/entity';
+import { getRecords, internalsOf, listRecords, requireRecord } from '../../shared/resources/entity.repository';
 import { mortgageFileEntity } from '../mortgage-files/mortgage-file.entity';
 import { customerEntity } from './customer.entity';
 import { unlinkTasksOnDelete } from '../tasks/task.entity';
+import { customerFileLinkDelete, linkedFileIds, removeCustomerFileLinks } from './customer-file-links';
 
 const tasksUnlinked = unlinkTasksOnDelete('customer_id');
 
+/** Rows of files that once named the customer removed in the delete's transaction; beyond them, right after it. */
+const LINK_DELETES_IN_TRANSACTION = 25;
+const linksLeftOver = new WeakSet<object>();
+
+/** Whether a file names the customer, as its customer or as one of its borrowers. */
+const namesCustomer = (file: StoredRecord, customerId: string) =>
+  file.customer_id === customerId || ((internalsOf(file).borrower_customer_ids as string[] | null) ?? []).includes(customerId);
+
 /**
  * A customer is deleted only while no mortgage file names them, as its customer or as one of its
- * borrowers (a file keeps the ids of its borrowers' customers for its `customer_id` filter).
+ * borrowers. The files' index finds them, and so do the customer's own link rows
+ * (customer-file-links.ts), read by key: a file written a moment before the delete counts even
+ * while the index lags. A file that names the customer after these reads holds the customer, so
+ * the delete's transaction fails on the customer's version and reads again.
  */
 const guardedCustomerEntity = defineEntity({
   ...customerEntity,
   async beforeDelete(record, _context, batch) {
+    const organizationId = record.organization_id;
     // Its tasks stay, with customer_id null (resources.md §3, §8), cleared in the delete's transaction.
-    const [files] = await Promise.all([listRecords(mortgageFileEntity, record.organization_id, { customer_id: record.id, limit: '1' }), tasksUnlinked.plan(record, batch)]);
-    if (files.count > 0) {
-      throw conflict('Customer has mortgage files', { details: `The customer is on ${files.count} mortgage file(s); delete or change those first` });
+    const [files, linked] = await Promise.all([
+      listRecords(mortgageFileEntity, organizationId, { customer_id: record.id, limit: '1' }),
+      linkedFileIds(organizationId, record.id),
+      tasksUnlinked.plan(record, batch),
+    ]);
+    const naming = files.count > 0 ? files.count : (await getRecords(mortgageFileEntity, organizationId, linked)).filter((file) => namesCustomer(file, record.id)).length;
+    if (naming > 0) {
+      throw conflict('Customer has mortgage files', { details: `The customer is on ${naming} mortgage file(s); delete or change those first` });
     }
+    // Rows of files that no longer name the customer go with it.
+    for (const fileId of linked.slice(0, LINK_DELETES_IN_TRANSACTION)) batch.add(customerFileLinkDelete(organizationId, record.id, fileId));
+    if (linked.length > LINK_DELETES_IN_TRANSACTION) linksLeftOver.add(record);
   },
-  afterDelete: (record) => tasksUnlinked.after(record),
-  afterDeleteNeeded: (record) => tasksUnlinked.pending(record),
+  async afterDelete(record) {
+    await tasksUnlinked.after(record);
+    if (linksLeftOver.has(record)) await removeCustomerFileLinks(record.organization_id, record.id);
+  },
+  afterDeleteNeeded: (record) => tasksUnlinked.pending(record) || linksLeftOver.has(record),
 });
 
 /** Customers (spec §4, resources.md §3) and their mortgage files (resources.md §5 "Read", §11). */

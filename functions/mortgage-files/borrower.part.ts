@@ -13,6 +13,7 @@ import { integerSchema } from '../../shared/validation/bounded';
 import { emptyToNull, listValue, recordId } from '../../shared/validation/fields';
 import type { WriteContext } from '../../shared/write-context';
 import { createCustomerSchema, customerEntity, customerSchema } from '../customers/customer.entity';
+import { customerFileLinkDelete, customerFileLinkPut } from '../customers/customer-file-links';
 import { normalizeIdNumber, type IdType } from '../customers/id-number';
 import { BORROWER_TYPE, borrowerNamesText, CUSTOMER_NAME_FIELDS, customerNames } from './borrower-names';
 import { timelinePut } from './file-rows';
@@ -250,6 +251,8 @@ export const borrowerPart = definePart({
     const owned = partsOf(mortgageFileEntity)
       .filter((candidate) => OWNED_BY_BORROWER.has(candidate.type))
       .flatMap((part) => siblingsOf(family, part).filter((candidate) => candidate.borrower_id === record.id).map((ownedRecord) => ({ part, record: ownedRecord })));
+    // The file no longer names the customer, unless as its own customer_id.
+    if (record.customer_id !== family.parent.customer_id) batch.add(customerFileLinkDelete(context.organizationId, record.customer_id as string, family.parent.id));
     const statuses = await readChildren(documentStatusChild, context.organizationId, family.parent.id);
     await deleteRecordsAhead(owned, statuses.length, context, family);
     const gone = new Set<unknown>([record.id]);
@@ -265,6 +268,8 @@ export const borrowerPart = definePart({
   /** The borrower's own requirements (resources.md §6, §9.8), in its transaction (templates read once per request). */
   async afterCreate(record, context, family, batch) {
     planRequirements(context, family, borrowerTemplates(await activeDocumentTemplates(context)), record.id, batch);
+    // The customer's row naming this file (customer-file-links.ts): its delete guard reads it by key.
+    batch.add(customerFileLinkPut(context.organizationId, record.customer_id as string, family.parent.id));
     batch.add(timelinePut(context.organizationId, family.parent.id, 'borrower_added', { borrower_id: record.id }, context.userId, record.created_at));
   },
   parentAttributes(family: Family) {

@@ -19,6 +19,7 @@ import { retryOnVersionConflict, VersionConflict, WRITE_ATTEMPTS, WriteBatch } f
 import { recordId } from '../../shared/validation/fields';
 import { getLogger } from '../../shared/logger';
 import type { WriteContext } from '../../shared/write-context';
+import { customerFileLinkDelete } from '../customers/customer-file-links';
 import { borrowerPart, createBorrowerSchema, mainBorrowerOf, MAX_BORROWERS, knowCustomers, RESOLVED_CUSTOMER, resolveBorrowerCustomer } from './borrower.part';
 import { bankAccountPart, incomePart, obligationPart } from './file-records.part';
 import { createMortgageFileFields, mortgageFileEntity, mortgageFileListItemSchema, updateMortgageFileSchema } from './mortgage-file.entity';
@@ -308,6 +309,11 @@ async function settleAfterFailedBorrowers(saved: Family, named: string | undefin
   const settled: Family = { parent, parts: saved.parts, fresh: true };
   const batch = new WriteBatch();
   parentVersionUpdate(borrowerPart, settled, batch, { customer_id: customerId });
+  // The row the file's create put for a customer it no longer names (one that was never written).
+  const previous = saved.parent.customer_id;
+  if (typeof previous === 'string' && previous !== customerId && !siblingsOf(saved, borrowerPart).some((borrower) => borrower.customer_id === previous)) {
+    batch.add(customerFileLinkDelete(saved.parent.organization_id, previous, saved.parent.id));
+  }
   try {
     await batch.commit();
     return settled;

@@ -5,7 +5,7 @@ import { newId, nowIso } from '../../shared/ids';
 import { findStatus, getOrganization, takeNextFileNumber, type Organization } from '../../shared/organizations/organization.repository';
 import { findActiveUser } from '../../shared/organizations/user.repository';
 import { defineEntity, type StoredRecord } from '../../shared/resources/entity';
-import { getRecord, holdRecord, requireRecord } from '../../shared/resources/entity.repository';
+import { getRecord, holdRecord, internalsOf, requireRecord } from '../../shared/resources/entity.repository';
 import { getDocumentClient, getTableName } from '../../shared/storage/dynamo-client';
 import { entityKeys, keys, type ItemKey } from '../../shared/storage/keys';
 import type { TransactItem } from '../../shared/storage/transactions';
@@ -14,6 +14,7 @@ import { amountSchema } from '../../shared/validation/bounded';
 import { calendarDate, emptyToNull, FREE_TEXT_MAX, listValue, recordId, text, TITLE_MAX } from '../../shared/validation/fields';
 import type { WriteContext } from '../../shared/write-context';
 import { customerEntity } from '../customers/customer.entity';
+import { customerFileLinkDelete, customerFileLinkPut } from '../customers/customer-file-links';
 import { FILE_SEARCH_FIELDS } from './borrower-names';
 import { MORTGAGE_FILE_TYPE, statusNotePuts, timelinePut } from './file-rows';
 
@@ -109,6 +110,13 @@ function checkedStatus(organization: Organization | undefined, status: string): 
 function holdCustomer(organizationId: string, customerId: string, batch: WriteBatch): void {
   holdRecord(customerEntity, organizationId, customerId, batch, () => invalid('customer_id: not a customer of the organization'));
 }
+
+/** The customers a file names: its `customer_id` and its borrowers' customers. */
+function customersNamed(file: StoredRecord): Set<string> {
+  return new Set([file.customer_id, ...borrowerCustomers(file)].filter((id): id is string => typeof id === 'string'));
+}
+
+const borrowerCustomers = (file: StoredRecord) => (internalsOf(file).borrower_customer_ids as string[] | null | undefined) ?? [];
 
 /** Whether the organization has this lead (its key only: the file's bundle carries no lead code). */
 async function leadExists(organizationId: string, leadId: string): Promise<boolean> {
@@ -246,6 +254,8 @@ export const mortgageFileEntity = defineEntity({
   },
   createItems(record, context) {
     return [
+      // The customer's row naming this file (customer-file-links.ts): its delete guard reads it by key.
+      ...(typeof record.customer_id === 'string' ? [customerFileLinkPut(context.organizationId, record.customer_id, record.id)] : []),
       timelinePut(context.organizationId, record.id, 'file_created', { file_number: record.file_number as string }, context.userId, record.created_at),
       {
         Put: {
@@ -257,6 +267,7 @@ export const mortgageFileEntity = defineEntity({
   },
   async beforeDelete(record, _context, batch) {
     batch.add({ Delete: { TableName: getTableName(), Key: fileIdPointerKey(record.id) } });
+    for (const customerId of customersNamed(record)) batch.add(customerFileLinkDelete(record.organization_id, customerId, record.id));
   },
   /** A status change: its history row, its note and its timeline row; a new assignee: its timeline row (resources.md §5, §9.6). */
   changeItems(before, after, input, context) {
@@ -269,6 +280,11 @@ export const mortgageFileEntity = defineEntity({
       items.push(statusHistoryPut(context, after.id, before.status as string, after.status as string, notes, changedAt));
       if (notes) items.push(...statusNotePuts(context.organizationId, after.id, context.userId, notes, changedAt));
       items.push(timelinePut(context.organizationId, after.id, 'status_changed', { from_status: before.status as string, to_status: after.status as string }, context.userId, changedAt));
+    }
+    if ((before.customer_id ?? null) !== (after.customer_id ?? null)) {
+      if (typeof after.customer_id === 'string') items.push(customerFileLinkPut(context.organizationId, after.customer_id, after.id));
+      const previous = before.customer_id;
+      if (typeof previous === 'string' && !borrowerCustomers(before).includes(previous)) items.push(customerFileLinkDelete(context.organizationId, previous, after.id));
     }
     if ((before.assigned_to ?? null) !== (after.assigned_to ?? null)) {
       const change = { from_user_id: (before.assigned_to as string | null) ?? null, to_user_id: (after.assigned_to as string | null) ?? null };

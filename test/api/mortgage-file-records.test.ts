@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { handler as schedulerTarget } from '../../functions/scheduler-target/handler';
 import { localLambdaContext } from '../../local/lambda-context';
 import { finishUnfinishedRenames } from '../../functions/mortgage-files/borrower-names';
@@ -857,6 +857,40 @@ describe('resources.md §3, §5, §11: a customer\'s files', () => {
     expect((await call(tenant, 'DELETE', `/customers/${main.customer_id}`)).status).toBe(200);
   });
 
+  test('DELETE /customers/{id} does not rely on the files\' index: files missing from it (as while an index lags on AWS) still make it a 409', async () => {
+    const tenant = await runtime.organization();
+    const owner = (await call(tenant, 'POST', '/customers', { first_name: 'Owner', last_name: 'Only' })).body;
+    const owned = await createFile(tenant, { customer_id: owner.id });
+    const file = await createFile(tenant, { borrowers: [{ first_name: 'Dana', last_name: 'Cohen' }, { first_name: 'Avi', last_name: 'Cohen' }] });
+    const second = file.borrowers[1];
+    // Both files leave the search index, which the customer filter reads.
+    for (const fileId of [owned.id, file.id]) {
+      await getDocumentClient().send(
+        new UpdateCommand({ TableName: runtime.tableName, Key: entityKeys.record('MORTGAGE_FILE', tenant.organizationId, fileId), UpdateExpression: 'REMOVE gsi6pk, gsi6sk' }),
+      );
+    }
+    expect((await call(tenant, 'GET', `/mortgage-files?customer_id=${owner.id}`)).body.count).toBe(0);
+    const refused = await call(tenant, 'DELETE', `/customers/${owner.id}`);
+    expect([refused.status, refused.body.error]).toEqual([409, 'Customer has mortgage files']);
+    expect((await call(tenant, 'DELETE', `/customers/${second.customer_id}`)).status).toBe(409);
+
+    // A file that no longer names the customer no longer counts, and nothing of it is left in the customer's partition.
+    expect((await call(tenant, 'PATCH', `/mortgage-files/${owned.id}`, { customer_id: null })).status).toBe(200);
+    expect((await call(tenant, 'DELETE', `/mortgage-files/${file.id}/borrowers/${second.id}`)).status).toBe(200);
+    const partitionRows = async (customerId: string) =>
+      (await getDocumentClient().send(new QueryCommand({ TableName: runtime.tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': entityKeys.record('CUSTOMER', tenant.organizationId, customerId).pk }, ConsistentRead: true }))).Items ?? [];
+    expect((await partitionRows(owner.id)).map((row) => row.sk)).toEqual(['CUSTOMER']);
+    expect((await call(tenant, 'DELETE', `/customers/${owner.id}`)).status).toBe(200);
+    expect((await call(tenant, 'DELETE', `/customers/${second.customer_id}`)).status).toBe(200);
+    expect(await partitionRows(second.customer_id)).toEqual([]);
+
+    // A file deleted takes its rows in its customers' partitions along.
+    const main = file.borrowers[0];
+    expect((await partitionRows(main.customer_id)).map((row) => row.sk)).toEqual(['CUSTOMER', `FILE#${file.id}`]);
+    expect((await call(tenant, 'DELETE', `/mortgage-files/${file.id}`)).status).toBe(200);
+    expect((await partitionRows(main.customer_id)).map((row) => row.sk)).toEqual(['CUSTOMER']);
+  });
+
   test('borrowers added at once to several files with one new id_number: one customer is created and every file links it (no 409)', async () => {
     const tenant = await runtime.organization();
     const files = await Promise.all(Array.from({ length: 6 }, () => createFile(tenant, {})));
@@ -966,8 +1000,6 @@ describe('resources.md §3, §5, §11: a customer\'s files', () => {
     expect((await call(tenant, 'GET', `/mortgage-files/${file.id}/borrowers/${file.borrowers[0].id}`)).status).toBe(404);
     expect((await call(tenant, 'GET', `/mortgage-files/${file.id}/incomes`)).status).toBe(404);
     expect((await call(tenant, 'GET', `/customers/${file.borrowers[0].customer_id}`)).status).toBe(200);
-    const { QueryCommand } = await import('@aws-sdk/lib-dynamodb');
-    const { getDocumentClient } = await import('../../shared/storage/dynamo-client');
     const rows = await getDocumentClient().send(
       new QueryCommand({ TableName: runtime.tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `ORG#${tenant.organizationId}#MORTGAGE_FILE#${file.id}` } }),
     );
