@@ -2,6 +2,7 @@ import { getTableName } from '../../shared/storage/dynamo-client';
 import { entityKeys } from '../../shared/storage/keys';
 import { batchWriteAll, queryAll } from '../../shared/storage/paginated-requests';
 import type { TransactItem } from '../../shared/storage/transactions';
+import { referrerRows } from '../../shared/resources/referrer-rows';
 import { MORTGAGE_FILE_TYPE } from './file-rows';
 
 /**
@@ -11,6 +12,22 @@ import { MORTGAGE_FILE_TYPE } from './file-rows';
  */
 const GUARD_TYPE = 'FILE_CONTACT_GUARD';
 
+/** Storage type of a file's link to a contact (file-contact.child.ts). */
+export const FILE_CONTACT_TYPE = 'FILE_CONTACT';
+
+/**
+ * A row of the contact's partition for each of its links (`<file id>#<link id>`, with the role),
+ * written and removed with the link: the contact's delete finds a link made a moment before even
+ * while gsi2 lags (shared/resources/referrer-rows.ts).
+ */
+const linkRows = referrerRows('CONTACT', 'FILE_LINK', 'contact_file_link');
+
+export const contactLinkRowPut = (organizationId: string, link: Record<string, unknown> & { id: string }): TransactItem =>
+  linkRows.put(organizationId, link.contact_id as string, `${link.mortgage_file_id as string}#${link.id}`, { mortgage_file_id: link.mortgage_file_id, link_id: link.id, role: link.role });
+
+export const contactLinkRowDelete = (organizationId: string, link: Record<string, unknown> & { id: string }): TransactItem =>
+  linkRows.remove(organizationId, link.contact_id as string, `${link.mortgage_file_id as string}#${link.id}`);
+
 /** The guard that keeps (contact, role) once per file: a row of the file. */
 export const guardKey = (organizationId: string, fileId: string, contactId: string, role: string) =>
   entityKeys.childRow(MORTGAGE_FILE_TYPE, organizationId, fileId, GUARD_TYPE, `${contactId}#${role}`);
@@ -19,22 +36,31 @@ export const guardKey = (organizationId: string, fileId: string, contactId: stri
 export const contactLinksPartition = (organizationId: string, contactId: string) => `ORG#${organizationId}#CONTACT#${contactId}#FILE_LINKS`;
 
 /**
- * The deletes of every file link of a contact and their guards (for the contact's own delete,
- * resources.md §4): one Query of gsi2. Links to files deleted meanwhile are gone with their file.
+ * The deletes of every file link of a contact, their guards and the contact's rows of them (for the
+ * contact's own delete, resources.md §4): the contact's rows, read by key, and gsi2 (links made
+ * before those rows existed), side by side. Links to files deleted meanwhile are gone with their file.
  */
 export async function contactLinkDeletes(organizationId: string, contactId: string): Promise<TransactItem[]> {
-  const links = await queryAll({
-    TableName: getTableName(),
-    IndexName: 'gsi2',
-    KeyConditionExpression: 'gsi2pk = :pk',
-    ExpressionAttributeValues: { ':pk': contactLinksPartition(organizationId, contactId) },
-    ProjectionExpression: 'pk, sk, mortgage_file_id, #role',
-    ExpressionAttributeNames: { '#role': 'role' },
-  });
-  return links.flatMap((link) => [
-    { Delete: { TableName: getTableName(), Key: { pk: link.pk as string, sk: link.sk as string } } },
-    { Delete: { TableName: getTableName(), Key: guardKey(organizationId, link.mortgage_file_id as string, contactId, link.role as string) } },
+  const [indexed, rows] = await Promise.all([
+    queryAll({
+      TableName: getTableName(),
+      IndexName: 'gsi2',
+      KeyConditionExpression: 'gsi2pk = :pk',
+      ExpressionAttributeValues: { ':pk': contactLinksPartition(organizationId, contactId) },
+      ProjectionExpression: 'id, mortgage_file_id, #role',
+      ExpressionAttributeNames: { '#role': 'role' },
+    }),
+    linkRows.read(organizationId, contactId),
   ]);
+  const links = new Map<string, { id: string; mortgage_file_id: string; role: string }>();
+  for (const link of [...indexed, ...rows.map((row) => ({ id: row.link_id, mortgage_file_id: row.mortgage_file_id, role: row.role }))]) {
+    links.set(link.id as string, link as { id: string; mortgage_file_id: string; role: string });
+  }
+  const deletes = [...links.values()].flatMap((link) => [
+    { Delete: { TableName: getTableName(), Key: entityKeys.childRow(MORTGAGE_FILE_TYPE, organizationId, link.mortgage_file_id, FILE_CONTACT_TYPE, link.id) } },
+    { Delete: { TableName: getTableName(), Key: guardKey(organizationId, link.mortgage_file_id, contactId, link.role) } },
+  ]);
+  return [...deletes, ...rows.map((row) => ({ Delete: { TableName: getTableName(), Key: { pk: row.pk as string, sk: row.sk as string } } }))];
 }
 
 /** Removes every file link of a contact (and its guard): what remains of them after the contact's delete. */

@@ -11,7 +11,7 @@ import { batchGetAll, itemWithKey } from '../../shared/storage/paginated-request
 import { listValues } from '../../shared/lists/system-lists';
 import { emptyToNull, FREE_TEXT_MAX, listValue, recordId, text } from '../../shared/validation/fields';
 import { contactEntity, contactSchema } from '../contacts/contact.entity';
-import { contactLinksPartition, guardKey } from './contact-links';
+import { contactLinkRowDelete, contactLinkRowPut, contactLinksPartition, FILE_CONTACT_TYPE, guardKey } from './contact-links';
 import { mortgageFileEntity } from './mortgage-file.entity';
 
 /**
@@ -25,7 +25,7 @@ import { mortgageFileEntity } from './mortgage-file.entity';
  * A deleted contact: `DELETE /contacts/{id}` removes its links (resources.md §4); a link whose contact
  * is gone nevertheless (a delete racing a link) is listed with `contact: null`, never an error.
  */
-export const FILE_CONTACT_TYPE = 'FILE_CONTACT';
+export { FILE_CONTACT_TYPE };
 
 const dateTime = z.iso.datetime({ offset: true });
 
@@ -135,6 +135,7 @@ export const fileContactChild = defineChild({
     planGuardPut(batch, context.organizationId, record.mortgage_file_id as string, record.contact_id as string, record.role as string, record.id);
     // The contact must still exist, and a delete racing this link reads again and takes it along.
     holdRecord(contactEntity, context.organizationId, record.contact_id as string, batch, () => validationFailed('contact_id: not a contact of the organization'));
+    batch.add(contactLinkRowPut(context.organizationId, record));
   },
   async change(current, input, { context }, batch) {
     const provided = Object.fromEntries(Object.entries(sentFields(input, ['role', 'notes'], ['role'])).map(([name, value]) => [name, emptyToNull(value)]));
@@ -146,11 +147,13 @@ export const fileContactChild = defineChild({
       if (guard) throw linkTaken(guard.link_id as string);
       planGuardDelete(batch, context.organizationId, fileId, contactId, current.role as string);
       planGuardPut(batch, context.organizationId, fileId, contactId, changed.role, current.id);
+      batch.add(contactLinkRowPut(context.organizationId, { ...current, role: changed.role }));
     }
     return changed;
   },
   beforeDelete(record, { context }, batch) {
     planGuardDelete(batch, context.organizationId, record.mortgage_file_id as string, record.contact_id as string, record.role as string);
+    batch.add(contactLinkRowDelete(context.organizationId, record));
   },
   present: (records, parent) => withContacts(records, parent),
   // The answer shows the contact: a change of it (through /contacts) changes the link's ETag.

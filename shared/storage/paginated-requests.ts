@@ -2,7 +2,7 @@ import { BatchGetCommand, BatchWriteCommand, QueryCommand, type QueryCommandInpu
 import { getDocumentClient, getTableName } from './dynamo-client';
 import type { ItemKey } from './keys';
 
-type Item = Record<string, unknown>;
+export type Item = Record<string, unknown>;
 
 /** Every item a Query matches, following LastEvaluatedKey page by page. */
 export async function queryAll(input: QueryCommandInput): Promise<Item[]> {

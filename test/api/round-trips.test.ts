@@ -342,8 +342,9 @@ export const FILE_COLLABORATION_ROUND_TRIP_BUDGET = {
   'GET /mortgage-files/{id}/contacts': 4,
   'PATCH /mortgage-files/{id}/contacts/{linkId} role': 5,
   'DELETE /mortgage-files/{id}/contacts/{linkId}': 3,
-  // One Query of the contact's links (gsi2) joins their deletes to the contact's transaction; nothing follows it.
-  'DELETE /contacts/{id} with 2 file links': 4,
+  // The contact's rows of its links (by key, consistent) and gsi2 (links older than those rows), side
+  // by side, join their deletes to the contact's transaction; nothing follows it.
+  'DELETE /contacts/{id} with 2 file links': 5,
   'GET /mortgage-files/{id}/custom-fields': 3,
   'PATCH /mortgage-files/{id}/custom-fields': 4,
   // Nothing of the file is written, but the successful call is still logged.
