@@ -3,6 +3,7 @@ import * as documentAdmin from './document-admin';
 import * as fileSettingsAdmin from './file-settings-admin';
 import * as intakeAdmin from './intake-admin';
 import * as leadAdmin from './lead-admin';
+import * as customerAdmin from './customer-admin';
 import * as admin from './organization-admin';
 
 /**
@@ -291,6 +292,13 @@ export const adminCommands: Record<string, CommandSpec> = {
     prints: '{"data": [...]}',
     options: { intake: intakeOption, limit: { type: 'string', value: 'N', description: 'only the newest N entries (default: the whole log)' } },
     run: (flags) => intakeAdmin.intakeLog(flags),
+  },
+  'customer backfill-file-rows': {
+    summary:
+      "Write the customers' rows of an organization's existing mortgage files (organizations created before them); until then a customer's delete also asks the organization's file index. Safe to run again.",
+    prints: '{"organization_id", "files", "rows_written"}',
+    options: { org: organizationOption },
+    run: (flags) => customerAdmin.backfillCustomerFileRows(required(flags, 'org')),
   },
   'lead backfill-markers': {
     summary:

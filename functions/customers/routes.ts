@@ -8,7 +8,7 @@ import { getRecords, internalsOf, listRecords, requireRecord } from '../../share
 import { mortgageFileEntity } from '../mortgage-files/mortgage-file.entity';
 import { customerEntity } from './customer.entity';
 import { unlinkTasksOnDelete } from '../tasks/task.entity';
-import { customerFileLinkDelete, linkedFileIds, removeCustomerFileLinks } from './customer-file-links';
+import { customerFileLinkDelete, fileRowsComplete, linkedFileIds, removeCustomerFileLinks } from './customer-file-links';
 
 const tasksUnlinked = unlinkTasksOnDelete('customer_id');
 
@@ -22,22 +22,20 @@ const namesCustomer = (file: StoredRecord, customerId: string) =>
 
 /**
  * A customer is deleted only while no mortgage file names them, as its customer or as one of its
- * borrowers. The files' index finds them, and so do the customer's own link rows
- * (customer-file-links.ts), read by key: a file written a moment before the delete counts even
- * while the index lags. A file that names the customer after these reads holds the customer, so
- * the delete's transaction fails on the customer's version and reads again.
+ * borrowers. The customer's own rows of its files (customer-file-links.ts) find them, read by key:
+ * a file written a moment before the delete counts even while the index lags, and the read is the
+ * customer's, not the organization's. A file that names the customer after these reads holds the
+ * customer, so the delete's transaction fails on the customer's version and reads again.
  */
 const guardedCustomerEntity = defineEntity({
   ...customerEntity,
   async beforeDelete(record, _context, batch) {
     const organizationId = record.organization_id;
     // Its tasks stay, with customer_id null (resources.md §3, §8), cleared in the delete's transaction.
-    const [files, linked] = await Promise.all([
-      listRecords(mortgageFileEntity, organizationId, { customer_id: record.id, limit: '1' }),
-      linkedFileIds(organizationId, record.id),
-      tasksUnlinked.plan(record, batch),
-    ]);
-    const naming = files.count > 0 ? files.count : (await getRecords(mortgageFileEntity, organizationId, linked)).filter((file) => namesCustomer(file, record.id)).length;
+    const [complete, linked] = await Promise.all([fileRowsComplete(organizationId), linkedFileIds(organizationId, record.id), tasksUnlinked.plan(record, batch)]);
+    // Files from before the rows (an organization not backfilled yet) are found through the index.
+    const indexed = complete ? 0 : (await listRecords(mortgageFileEntity, organizationId, { customer_id: record.id, limit: '1' })).count;
+    const naming = indexed > 0 ? indexed : (await getRecords(mortgageFileEntity, organizationId, linked)).filter((file) => namesCustomer(file, record.id)).length;
     if (naming > 0) {
       throw conflict('Customer has mortgage files', { details: `The customer is on ${naming} mortgage file(s); delete or change those first` });
     }

@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { handler as schedulerTarget } from '../../functions/scheduler-target/handler';
 import { localLambdaContext } from '../../local/lambda-context';
 import { finishUnfinishedRenames } from '../../functions/mortgage-files/borrower-names';
@@ -889,6 +889,33 @@ describe('resources.md §3, §5, §11: a customer\'s files', () => {
     expect((await partitionRows(main.customer_id)).map((row) => row.sk)).toEqual(['CUSTOMER', `FILE#${file.id}`]);
     expect((await call(tenant, 'DELETE', `/mortgage-files/${file.id}`)).status).toBe(200);
     expect((await partitionRows(main.customer_id)).map((row) => row.sk)).toEqual(['CUSTOMER']);
+  });
+
+  test('an organization whose files predate the customers\' rows: the delete guard asks the index until `customer backfill-file-rows` has written them', async () => {
+    const tenant = await runtime.organization();
+    const customer = (await call(tenant, 'POST', '/customers', { first_name: 'Early', last_name: 'Adopter' })).body;
+    const file = await createFile(tenant, { borrowers: [{ first_name: 'Dana', last_name: 'Cohen' }, { customer_id: customer.id }] });
+    const dropRows = async () => {
+      for (const customerId of [customer.id, file.borrowers[0].customer_id]) {
+        await getDocumentClient().send(new DeleteCommand({ TableName: runtime.tableName, Key: entityKeys.childRow('CUSTOMER', tenant.organizationId, customerId, 'FILE', file.id) }));
+      }
+    };
+    // As written before the rows existed: no rows, not marked complete.
+    await dropRows();
+    await getDocumentClient().send(new DeleteCommand({ TableName: runtime.tableName, Key: { pk: `ORG#${tenant.organizationId}`, sk: 'CUSTOMER_FILE_ROWS' } }));
+    expect((await call(tenant, 'DELETE', `/customers/${customer.id}`)).status).toBe(409);
+
+    const backfill = await runtime.admin<Record<string, unknown>>('customer', 'backfill-file-rows', '--org', tenant.organizationId);
+    expect(backfill).toEqual({ organization_id: tenant.organizationId, files: 1, rows_written: 2 });
+    // Now the rows alone answer: the file out of the index still counts.
+    await getDocumentClient().send(
+      new UpdateCommand({ TableName: runtime.tableName, Key: entityKeys.record('MORTGAGE_FILE', tenant.organizationId, file.id), UpdateExpression: 'REMOVE gsi6pk, gsi6sk' }),
+    );
+    expect((await call(tenant, 'DELETE', `/customers/${customer.id}`)).status).toBe(409);
+    expect((await call(tenant, 'DELETE', `/customers/${file.borrowers[0].customer_id}`)).status).toBe(409);
+    // Marked complete, the rows are all the guard reads: without them the customer could go.
+    await dropRows();
+    expect((await call(tenant, 'DELETE', `/customers/${customer.id}`)).status).toBe(200);
   });
 
   test('borrowers added at once to several files with one new id_number: one customer is created and every file links it (no 409)', async () => {
