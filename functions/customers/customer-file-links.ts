@@ -1,4 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { StoredRecord } from '../../shared/resources/entity';
+import { internalsOf } from '../../shared/resources/entity.repository';
 import { referrerRows } from '../../shared/resources/referrer-rows';
 import { getDocumentClient, getTableName } from '../../shared/storage/dynamo-client';
 import type { ItemKey } from '../../shared/storage/keys';
@@ -43,4 +45,12 @@ export function fileRowsCompleteItem(organizationId: string, at: string): Record
 export async function fileRowsComplete(organizationId: string): Promise<boolean> {
   const { Item } = await getDocumentClient().send(new GetCommand({ TableName: getTableName(), Key: rowsCompleteKey(organizationId), ConsistentRead: true, ProjectionExpression: 'pk' }));
   return Item !== undefined;
+}
+
+/** The customers of a file's borrowers (kept on the file for its `customer_id` filter). */
+export const borrowerCustomers = (file: StoredRecord): string[] => (internalsOf(file).borrower_customer_ids as string[] | null | undefined) ?? [];
+
+/** The customers a file names: its `customer_id` and its borrowers' customers. */
+export function customersNamed(file: StoredRecord): Set<string> {
+  return new Set([file.customer_id, ...borrowerCustomers(file)].filter((id): id is string => typeof id === 'string'));
 }

@@ -3,22 +3,18 @@ import { defineOperation, type Operation } from '../../shared/http/operation';
 import { list } from '../../shared/http/response';
 import { pagingQuerySchema } from '../../shared/http/list-query';
 import { crudOperations } from '../../shared/resources/crud-operations';
-import { defineEntity, type StoredRecord } from '../../shared/resources/entity';
-import { getRecords, internalsOf, listRecords, requireRecord } from '../../shared/resources/entity.repository';
+import { defineEntity } from '../../shared/resources/entity';
+import { getRecords, listRecords, requireRecord } from '../../shared/resources/entity.repository';
 import { mortgageFileEntity } from '../mortgage-files/mortgage-file.entity';
 import { customerEntity } from './customer.entity';
 import { unlinkTasksOnDelete } from '../tasks/task.entity';
-import { customerFileLinkDelete, fileRowsComplete, linkedFileIds, removeCustomerFileLinks } from './customer-file-links';
+import { customerFileLinkDelete, customersNamed, fileRowsComplete, linkedFileIds, removeCustomerFileLinks } from './customer-file-links';
 
 const tasksUnlinked = unlinkTasksOnDelete('customer_id');
 
 /** Rows of files that once named the customer removed in the delete's transaction; beyond them, right after it. */
 const LINK_DELETES_IN_TRANSACTION = 25;
 const linksLeftOver = new WeakSet<object>();
-
-/** Whether a file names the customer, as its customer or as one of its borrowers. */
-const namesCustomer = (file: StoredRecord, customerId: string) =>
-  file.customer_id === customerId || ((internalsOf(file).borrower_customer_ids as string[] | null) ?? []).includes(customerId);
 
 /**
  * A customer is deleted only while no mortgage file names them, as its customer or as one of its
@@ -35,7 +31,7 @@ const guardedCustomerEntity = defineEntity({
     const [complete, linked] = await Promise.all([fileRowsComplete(organizationId), linkedFileIds(organizationId, record.id), tasksUnlinked.plan(record, batch)]);
     // Files from before the rows (an organization not backfilled yet) are found through the index.
     const indexed = complete ? 0 : (await listRecords(mortgageFileEntity, organizationId, { customer_id: record.id, limit: '1' })).count;
-    const naming = indexed > 0 ? indexed : (await getRecords(mortgageFileEntity, organizationId, linked)).filter((file) => namesCustomer(file, record.id)).length;
+    const naming = indexed > 0 ? indexed : (await getRecords(mortgageFileEntity, organizationId, linked)).filter((file) => customersNamed(file).has(record.id)).length;
     if (naming > 0) {
       throw conflict('Customer has mortgage files', { details: `The customer is on ${naming} mortgage file(s); delete or change those first` });
     }

@@ -5,7 +5,7 @@ import { newId, nowIso } from '../../shared/ids';
 import { findStatus, getOrganization, takeNextFileNumber, type Organization } from '../../shared/organizations/organization.repository';
 import { findActiveUser } from '../../shared/organizations/user.repository';
 import { defineEntity, type StoredRecord } from '../../shared/resources/entity';
-import { getRecord, holdRecord, internalsOf, requireRecord } from '../../shared/resources/entity.repository';
+import { getRecord, holdRecord, requireRecord } from '../../shared/resources/entity.repository';
 import { getDocumentClient, getTableName } from '../../shared/storage/dynamo-client';
 import { entityKeys, keys, type ItemKey } from '../../shared/storage/keys';
 import type { TransactItem } from '../../shared/storage/transactions';
@@ -14,7 +14,7 @@ import { amountSchema } from '../../shared/validation/bounded';
 import { calendarDate, emptyToNull, FREE_TEXT_MAX, listValue, recordId, text, TITLE_MAX } from '../../shared/validation/fields';
 import type { WriteContext } from '../../shared/write-context';
 import { customerEntity } from '../customers/customer.entity';
-import { customerFileLinkDelete, customerFileLinkPut } from '../customers/customer-file-links';
+import { borrowerCustomers, customerFileLinkDelete, customerFileLinkPut, customersNamed } from '../customers/customer-file-links';
 import { FILE_SEARCH_FIELDS } from './borrower-names';
 import { MORTGAGE_FILE_TYPE, statusNotePuts, timelinePut } from './file-rows';
 
@@ -110,13 +110,6 @@ function checkedStatus(organization: Organization | undefined, status: string): 
 function holdCustomer(organizationId: string, customerId: string, batch: WriteBatch): void {
   holdRecord(customerEntity, organizationId, customerId, batch, () => invalid('customer_id: not a customer of the organization'));
 }
-
-/** The customers a file names: its `customer_id` and its borrowers' customers. */
-function customersNamed(file: StoredRecord): Set<string> {
-  return new Set([file.customer_id, ...borrowerCustomers(file)].filter((id): id is string => typeof id === 'string'));
-}
-
-const borrowerCustomers = (file: StoredRecord) => (internalsOf(file).borrower_customer_ids as string[] | null | undefined) ?? [];
 
 /** Whether the organization has this lead (its key only: the file's bundle carries no lead code). */
 async function leadExists(organizationId: string, leadId: string): Promise<boolean> {
