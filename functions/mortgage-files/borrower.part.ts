@@ -24,8 +24,8 @@ import { documentStatusChild } from './document-status.child';
 
 export const MAX_BORROWERS = 10;
 
-/** What a borrower's delete writes besides its records and statuses: the borrower, the file's version, the write log. */
-const DELETE_OWN_ITEMS = 3;
+/** What a borrower's delete writes besides its records and statuses: the borrower, the file's version, the write log, its customer's row of the file. */
+const DELETE_OWN_ITEMS = 4;
 
 /**
  * A borrower whose records do not fit its delete's one transaction (up to 100 incomes, 100 bank
