@@ -505,6 +505,40 @@ describe('resources.md §6: borrower routes', () => {
     expect((await call(tenant, 'GET', `/mortgage-files/${file.id}/borrowers/${second.id}`)).status).toBe(404);
   });
 
+  test('a borrower whose records and statuses leave room for everything but its own customer row (97 of 100) is still deleted whole', async () => {
+    const tenant = await runtime.organization();
+    const file = await createFile(tenant, { borrowers: [{ first_name: 'Dana', last_name: 'Cohen' }, { first_name: 'Avi', last_name: 'Cohen' }] });
+    const second = file.borrowers[1];
+    const rows = (
+      await getDocumentClient().send(
+        new QueryCommand({
+          TableName: runtime.tableName,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': `ORG#${tenant.organizationId}#MORTGAGE_FILE#${file.id}` },
+          ConsistentRead: true,
+        }),
+      )
+    ).Items!;
+    // What its delete's transaction would carry besides incomes: its requirements and the file's statuses.
+    const already = rows.filter((row) => (String(row.sk).startsWith('MORTGAGE_FILE#REQUIREMENT#') && row.borrower_id === second.id) || String(row.sk).startsWith('MORTGAGE_FILE#DOCUMENT_STATUS#')).length;
+    const incomeCount = 97 - already;
+    expect(incomeCount).toBeGreaterThan(0);
+    expect(incomeCount).toBeLessThanOrEqual(100);
+    const incomes = Array.from({ length: incomeCount }, () => ({ borrower_id: second.id, income_type: 'salary', monthly_amount: 1 }));
+    for (let start = 0; start < incomes.length; start += 25) {
+      expect((await call(tenant, 'PATCH', `/mortgage-files/${file.id}`, { incomes: incomes.slice(start, start + 25) })).status).toBe(200);
+    }
+    expect((await call(tenant, 'GET', `/mortgage-files/${file.id}`)).body.incomes).toHaveLength(incomeCount);
+
+    const removed = await call(tenant, 'DELETE', `/mortgage-files/${file.id}/borrowers/${second.id}`);
+    expect(removed.status).toBe(200);
+    const read = await call(tenant, 'GET', `/mortgage-files/${file.id}`);
+    expect(read.body.borrowers.map((borrower: Body) => borrower.id)).toEqual([file.borrowers[0].id]);
+    expect(read.body.incomes).toEqual([]);
+    // The file no longer names the second borrower's customer: the customer may be deleted.
+    expect((await call(tenant, 'DELETE', `/customers/${second.customer_id}`)).status).toBe(200);
+  });
+
   test('a new order_index moves is_main; order_index and relationship are validated', async () => {
     const tenant = await runtime.organization();
     const file = await createFile(tenant, { borrowers: [{ first_name: 'Dana', last_name: 'Cohen' }, { first_name: 'Avi', last_name: 'Cohen' }] });
