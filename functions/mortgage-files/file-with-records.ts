@@ -245,6 +245,8 @@ export async function createFileWithRecords(context: WriteContext, body: Body): 
           .set(REQUIREMENT_TYPE, siblingsOf(family, requirementPart).filter((record) => record.borrower_id !== part.record.id));
         const isMain = plannedAsMain && customer.id !== planned.id;
         if (plannedAsMain) family.parent = { ...storedParent, customer_id: customer.id };
+        // The file's create put a row for the planned customer, which is never written: it goes with the move.
+        if (isMain) batch.add(customerFileLinkDelete(context.organizationId, planned.id, storedParent.id));
         customers[index] = customer;
         knowCustomers(family, customers);
         part.record = await planPartCreate(borrowerPart, context, family, { ...borrowerBodies[index], [RESOLVED_CUSTOMER]: customer }, batch, true, {

@@ -1,4 +1,4 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { handler as schedulerTarget } from '../../functions/scheduler-target/handler';
 import { localLambdaContext } from '../../local/lambda-context';
 import { finishUnfinishedRenames } from '../../functions/mortgage-files/borrower-names';
@@ -26,6 +26,26 @@ async function createFile(tenant: Tenant, body: Body = {}) {
   const response = await call(tenant, 'POST', '/mortgage-files', body);
   expect(response.status).toBe(201);
   return response.body as Body;
+}
+
+/** Every customer file row of the organization (customer-file-links.ts), read straight from the table. */
+async function customerFileRows(tenant: Tenant): Promise<Body[]> {
+  const rows: Body[] = [];
+  let start: Record<string, any> | undefined;
+  do {
+    const page = await getDocumentClient().send(
+      new ScanCommand({
+        TableName: runtime.tableName,
+        FilterExpression: 'entity = :entity AND organization_id = :organization',
+        ExpressionAttributeValues: { ':entity': 'customer_file_link', ':organization': tenant.organizationId },
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    );
+    rows.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return rows;
 }
 
 const BORROWER_FIELDS = [
@@ -976,6 +996,8 @@ describe('resources.md §3, §5, §11: a customer\'s files', () => {
     }
     expect((await call(tenant, 'GET', `/mortgage-files?customer_id=${customerId}`)).body.count).toBe(created.length);
     expect((await call(tenant, 'DELETE', `/customers/${customerId}`)).status).toBe(409);
+    // The customers' file rows: one per file, all the one customer's (none left for a customer planned and never written).
+    expect((await customerFileRows(tenant)).map((row) => row.customer_id)).toEqual(created.map(() => customerId));
   });
 
   test('files created at once whose borrower has one new id_number and a different name in each: every stored file names the one customer its answer shows', async () => {
@@ -996,6 +1018,7 @@ describe('resources.md §3, §5, §11: a customer\'s files', () => {
         const stored = await call(tenant, 'GET', `/mortgage-files/${answer.body.id}`);
         expect([answer.body.customer_id, stored.body.customer_id, stored.body.borrowers[0].customer_id]).toEqual([customerId, customerId, customerId]);
       }
+      expect((await customerFileRows(tenant)).map((row) => row.customer_id)).toEqual(created.map(() => customerId));
       expect((await call(tenant, 'GET', `/mortgage-files?customer_id=${customerId}`)).body.count).toBe(created.length);
     }
   });
