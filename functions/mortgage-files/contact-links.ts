@@ -63,6 +63,23 @@ export async function contactLinkDeletes(organizationId: string, contactId: stri
   return [...deletes, ...rows.map((row) => ({ Delete: { TableName: getTableName(), Key: { pk: row.pk as string, sk: row.sk as string } } }))];
 }
 
+/**
+ * Removes the contacts' rows of a deleted file's links (its follow-up, before the rows of its
+ * partition go: the links are read there, consistently). A contact's later delete then has no row of
+ * a link that is gone to take along.
+ */
+export async function deleteContactRowsOfFile(organizationId: string, fileId: string): Promise<void> {
+  const links = await queryAll({
+    TableName: getTableName(),
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': entityKeys.record(MORTGAGE_FILE_TYPE, organizationId, fileId).pk, ':prefix': `${FILE_CONTACT_TYPE}#` },
+    ProjectionExpression: 'id, contact_id, mortgage_file_id',
+    ConsistentRead: true,
+  });
+  const rows = links.map((link) => contactLinkRowDelete(organizationId, link as Record<string, unknown> & { id: string }));
+  await batchWriteAll(rows.map((item) => ({ DeleteRequest: { Key: item.Delete!.Key as Record<string, unknown> } })));
+}
+
 /** Removes every file link of a contact (and its guard): what remains of them after the contact's delete. */
 export async function deleteContactLinks(organizationId: string, contactId: string): Promise<void> {
   const deletes = await contactLinkDeletes(organizationId, contactId);

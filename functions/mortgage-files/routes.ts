@@ -12,7 +12,7 @@ import { borrowerPart } from './borrower.part';
 import { bankAccountPart, incomePart, obligationPart } from './file-records.part';
 import { partOperations } from '../../shared/resources/child-entity';
 import { defineEntity } from '../../shared/resources/entity';
-import { deleteTasksOfFile } from '../tasks/task-links';
+import { afterFileDelete } from './file-delete-follow-up';
 import { fileTaskOperations } from '../tasks/file-task-routes';
 import { noteOperations } from './note.child';
 import { reminderOperations } from './reminder.child';
@@ -38,8 +38,8 @@ import {
   statusHistoryRowSchema,
 } from './mortgage-file.entity';
 
-/** The file as its delete sees it: its tasks go with it (resources.md §8), after the file's own delete. */
-const fileWithTasks = defineEntity({ ...mortgageFileEntity, afterDelete: (record) => deleteTasksOfFile(record.organization_id, record.id) });
+/** The file as its delete sees it: its tasks and its contacts' rows of its links go after the file's own delete. */
+const fileWithTasks = defineEntity({ ...mortgageFileEntity, afterDelete: (record) => afterFileDelete(record.organization_id, record.id) });
 
 const historyListSchema = z.object({ data: z.array(statusHistoryRowSchema), count: z.number().int() }).meta({ id: 'MortgageFileStatusHistory' });
 const HISTORY_FIELDS = Object.keys(statusHistoryRowSchema.shape);

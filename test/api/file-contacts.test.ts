@@ -176,6 +176,31 @@ describe('file contacts', () => {
     expect(await rowsOf(entityKeys.record('CONTACT', tenant.organizationId, contact.id).pk)).toEqual([]);
   });
 
+  test('a file\'s delete takes its links\' rows out of their contacts\' partitions; the contact keeps its rows of other files, and its delete still takes those links', async () => {
+    const tenant = await runtime.organization();
+    const file = await newFile(tenant);
+    const otherFile = await newFile(tenant);
+    const contact = await newContact(tenant);
+    const other = await newContact(tenant, { type: 'lawyer', last_name: 'Stay' });
+    await runtime.request('POST', links(file.id), { key: tenant.apiKey, body: { contact_id: contact.id } });
+    await runtime.request('POST', links(file.id), { key: tenant.apiKey, body: { contact_id: contact.id, role: 'other' } });
+    await runtime.request('POST', links(file.id), { key: tenant.apiKey, body: { contact_id: other.id } });
+    const kept = (await runtime.request('POST', links(otherFile.id), { key: tenant.apiKey, body: { contact_id: contact.id } })).body;
+    const rowsOf = async (pk: string) =>
+      ((await getDocumentClient().send(new QueryCommand({ TableName: runtime.tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk }, ConsistentRead: true }))).Items ?? [])
+        .map((row) => row.sk as string)
+        .filter((sk) => sk.startsWith('FILE_LINK#'));
+    const contactPk = (id: string) => entityKeys.record('CONTACT', tenant.organizationId, id).pk;
+    expect((await rowsOf(contactPk(contact.id))).filter((sk) => sk.startsWith(`FILE_LINK#${file.id}#`))).toHaveLength(2);
+
+    expect((await runtime.request('DELETE', `/mortgage-files/${file.id}`, { key: tenant.apiKey })).status).toBe(200);
+    expect(await rowsOf(contactPk(contact.id))).toEqual([`FILE_LINK#${otherFile.id}#${kept.id}`]);
+    expect(await rowsOf(contactPk(other.id))).toEqual([]);
+    expect((await runtime.request('DELETE', `/contacts/${contact.id}`, { key: tenant.apiKey })).status).toBe(200);
+    expect((await runtime.request('GET', links(otherFile.id), { key: tenant.apiKey })).body).toEqual({ data: [], count: 0 });
+    expect(await rowsOf(contactPk(contact.id))).toEqual([]);
+  });
+
   test('a contact deleted while it is being linked: the delete takes the link along, or the link is a 400; no link is left behind', async () => {
     const tenant = await runtime.organization();
     const file = await newFile(tenant);
