@@ -148,6 +148,8 @@ export const fileContactChild = defineChild({
       planGuardDelete(batch, context.organizationId, fileId, contactId, current.role as string);
       planGuardPut(batch, context.organizationId, fileId, contactId, changed.role, current.id);
       batch.add(contactLinkRowPut(context.organizationId, { ...current, role: changed.role }));
+      // The contact's delete removes the guard of the role it read: one racing this change reads again.
+      holdRecord(contactEntity, context.organizationId, contactId, batch, () => validationFailed("contact_id: the link's contact no longer exists"));
     }
     return changed;
   },

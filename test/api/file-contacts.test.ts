@@ -2,7 +2,7 @@ import { DeleteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamod
 import { getDocumentClient } from '../../shared/storage/dynamo-client';
 import { entityKeys, keys } from '../../shared/storage/keys';
 import { fileFixtures, MISSING_ID, type Tenant } from '../support/file-fixtures';
-import { failingFirstCallAfterCommit, useTestRuntime } from '../support/test-runtime';
+import { beforeCall, failingFirstCallAfterCommit, useTestRuntime } from '../support/test-runtime';
 
 /**
  * A file's contacts (resources.md §9.4) over real HTTP: the role's default, one link per (contact,
@@ -213,6 +213,33 @@ describe('file contacts', () => {
       expect({ round, deleted: deleted.status, linked: [201, 400].includes(linked.status) }).toEqual({ round, deleted: 200, linked: true });
     }
     expect((await runtime.request('GET', links(file.id), { key: tenant.apiKey })).body).toEqual({ data: [], count: 0 });
+  });
+
+  test('a contact deleted while a link of it changes role: the delete takes the link and the guard of its new role along; nothing of it is left', async () => {
+    const tenant = await runtime.organization();
+    const file = await newFile(tenant);
+    const contact = await newContact(tenant, { type: 'banker', first_name: 'Race' });
+    const link = (await runtime.request('POST', links(file.id), { key: tenant.apiKey, body: { contact_id: contact.id } })).body;
+    // The role changes after the delete has read the links, right before its transaction.
+    let moved: { status: number; body: any } | undefined;
+    const deleted = await beforeCall(
+      ['TransactItems', `CONTACT#${contact.id}`],
+      async () => {
+        moved = await runtime.request('PATCH', `${links(file.id)}/${link.id}`, { key: tenant.apiKey, body: { role: 'lawyer' } });
+      },
+      async (fired) => {
+        const answer = await runtime.request('DELETE', `/contacts/${contact.id}`, { key: tenant.apiKey });
+        expect(fired()).toBe(true);
+        return answer;
+      },
+    );
+    expect([moved?.status, moved?.body.role, deleted.status]).toEqual([200, 'lawyer', 200]);
+    expect((await runtime.request('GET', links(file.id), { key: tenant.apiKey })).body).toEqual({ data: [], count: 0 });
+    const rows = (await getDocumentClient().send(new QueryCommand({ TableName: runtime.tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': entityKeys.record('MORTGAGE_FILE', tenant.organizationId, file.id).pk }, ConsistentRead: true }))).Items ?? [];
+    expect(rows.map((row) => row.sk as string).filter((sk) => sk.startsWith('FILE_CONTACT'))).toEqual([]);
+    // The role is free on the file again for a new contact of the same name.
+    const again = await newContact(tenant, { type: 'banker', first_name: 'Race' });
+    expect((await runtime.request('POST', links(file.id), { key: tenant.apiKey, body: { contact_id: again.id, role: 'lawyer' } })).status).toBe(201);
   });
 
   test('a link whose contact vanished anyway (a delete racing the link) is listed with contact: null, never an error', async () => {
