@@ -14,11 +14,12 @@ import {
   type PartDefinition,
 } from '../../shared/resources/child-entity';
 import type { StoredRecord } from '../../shared/resources/entity';
-import { internalsOf, planCreate, planUpdate, withInternals } from '../../shared/resources/entity.repository';
+import { holdRecord, internalsOf, planCreate, planUpdate, withInternals } from '../../shared/resources/entity.repository';
 import { retryOnVersionConflict, VersionConflict, WRITE_ATTEMPTS, WriteBatch } from '../../shared/resources/write-batch';
 import { recordId } from '../../shared/validation/fields';
 import { getLogger } from '../../shared/logger';
 import type { WriteContext } from '../../shared/write-context';
+import { customerEntity } from '../customers/customer.entity';
 import { customerFileLinkDelete } from '../customers/customer-file-links';
 import { borrowerPart, createBorrowerSchema, mainBorrowerOf, MAX_BORROWERS, knowCustomers, RESOLVED_CUSTOMER, resolveBorrowerCustomer } from './borrower.part';
 import { bankAccountPart, incomePart, obligationPart } from './file-records.part';
@@ -302,27 +303,47 @@ export async function createFileWithRecords(context: WriteContext, body: Body): 
  * written first with what every borrower would give it (the search names, the borrowers' customers,
  * and, `customer_id` omitted, the main borrower's customer, which may be new and written only with
  * its borrower). One more write sets them from the borrowers that were written: `customer_id` is
- * the main one's customer among them, or null (resources.md §5). Should that write fail too, the
- * answer is the file as stored.
+ * the main one's customer among them, or null (resources.md §5). A `customer_id` sent that was also
+ * a borrower's was held by that borrower's write alone: this write holds it, and when it is gone (a
+ * delete that read before the file was written) the file names no customer. Should that write fail
+ * too, the answer is the file as stored.
  */
 async function settleAfterFailedBorrowers(saved: Family, named: string | undefined): Promise<Family> {
-  const customerId = named ? (saved.parent.customer_id ?? null) : (mainBorrowerOf(siblingsOf(saved, borrowerPart))?.customer_id ?? null);
-  const parent = withInternals(withVersion({ ...saved.parent, customer_id: customerId }, versionOf(saved.parent) ?? 1), { ...internalsOf(saved.parent) });
-  const settled: Family = { parent, parts: saved.parts, fresh: true };
-  const batch = new WriteBatch();
-  parentVersionUpdate(borrowerPart, settled, batch, { customer_id: customerId });
-  // The row the file's create put for a customer it no longer names (one that was never written).
-  const previous = saved.parent.customer_id;
-  if (typeof previous === 'string' && previous !== customerId && !siblingsOf(saved, borrowerPart).some((borrower) => borrower.customer_id === previous)) {
-    batch.add(customerFileLinkDelete(saved.parent.organization_id, previous, saved.parent.id));
-  }
+  const written = siblingsOf(saved, borrowerPart);
+  const customerId = ((named ? saved.parent.customer_id : mainBorrowerOf(written)?.customer_id) ?? null) as string | null;
+  const unheld = typeof customerId === 'string' && named !== undefined && !written.some((borrower) => borrower.customer_id === customerId);
   try {
-    await batch.commit();
-    return settled;
+    return await settleFile(saved, customerId, unheld);
   } catch (error) {
+    if (error instanceof CustomerGone) {
+      try {
+        return await settleFile(saved, null, false);
+      } catch (again) {
+        error = again;
+      }
+    }
     getLogger().error('a new file keeps the attributes of a borrower that was not written', { error_name: (error as Error)?.name });
     return saved;
   }
+}
+
+class CustomerGone extends Error {}
+
+/** The file's attributes from its written borrowers, with `customer_id` (held when `hold`). */
+async function settleFile(saved: Family, customerId: string | null, hold: boolean): Promise<Family> {
+  const parent = withInternals(withVersion({ ...saved.parent, customer_id: customerId }, versionOf(saved.parent) ?? 1), { ...internalsOf(saved.parent) });
+  const settled: Family = { parent, parts: saved.parts, fresh: true };
+  const organizationId = saved.parent.organization_id;
+  const batch = new WriteBatch();
+  parentVersionUpdate(borrowerPart, settled, batch, { customer_id: customerId });
+  if (hold && customerId) holdRecord(customerEntity, organizationId, customerId, batch, () => new CustomerGone());
+  // The row the file's create put for a customer it no longer names (one that was never written, or is gone).
+  const previous = saved.parent.customer_id;
+  if (typeof previous === 'string' && previous !== customerId && !siblingsOf(saved, borrowerPart).some((borrower) => borrower.customer_id === previous)) {
+    batch.add(customerFileLinkDelete(organizationId, previous, saved.parent.id));
+  }
+  await batch.commit();
+  return settled;
 }
 
 /**

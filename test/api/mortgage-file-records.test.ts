@@ -1072,6 +1072,40 @@ describe('resources.md §3, §5, §11: a customer\'s files', () => {
     }
   });
 
+  test('a customer deleted after reading its files, before a new file naming it as customer_id and borrower is written: the file names no deleted customer', async () => {
+    const tenant = await runtime.organization();
+    const customer = (await call(tenant, 'POST', '/customers', { first_name: 'Gone', last_name: 'Soon' })).body;
+    // The delete reads the customer's files (none yet); the file is written; the delete commits; then the borrower's write.
+    let fileWritten!: () => void;
+    const written = new Promise<void>((resolve) => (fileWritten = resolve));
+    let releaseBorrower!: () => void;
+    const borrowerMayGo = new Promise<void>((resolve) => (releaseBorrower = resolve));
+    let created: Promise<{ status: number; body: any }> | undefined;
+    const deleted = await beforeCall(
+      ['TransactItems', `CUSTOMER#${customer.id}`],
+      async () => {
+        created = beforeCall(
+          ['TransactItems', `"customer_id":"${customer.id}"`, '"order_index"'],
+          async () => {
+            fileWritten();
+            await borrowerMayGo;
+          },
+          () => call(tenant, 'POST', '/mortgage-files', { customer_id: customer.id, borrowers: [{ customer_id: customer.id }] }),
+        );
+        await written;
+      },
+      () => call(tenant, 'DELETE', `/customers/${customer.id}`),
+    );
+    releaseBorrower();
+    const file = await created!;
+    expect(deleted.status).toBe(200);
+    expect([file.status, file.body.customer_id, file.body.borrowers, file.body.child_errors]).toEqual([201, null, [], ['borrower_write_failed']]);
+    expect((await call(tenant, 'GET', `/mortgage-files/${file.body.id}`)).body.customer_id).toBeNull();
+    expect((await call(tenant, 'GET', `/customers/${customer.id}`)).status).toBe(404);
+    // No row is left in the deleted customer's partition.
+    expect((await customerFileRows(tenant)).map((row) => row.customer_id)).toEqual([]);
+  });
+
   test('DELETE /mortgage-files/{id} removes its borrowers, incomes and other records; the customers remain', async () => {
     const tenant = await runtime.organization();
     const file = await createFile(tenant, {
