@@ -7,7 +7,7 @@ import { completeCommittedDelete } from '../../shared/resources/entity.repositor
 import { TransactionConditionFailed, transactWrite, type TransactItem } from '../../shared/storage/transactions';
 import type { WriteContext } from '../../shared/write-context';
 import { retryOnVersionConflict, VersionConflict, WriteBatch } from '../../shared/resources/write-batch';
-import { unlinkTasksOnDelete } from '../tasks/task.entity';
+import { tasksUnlinkedOnDelete } from '../tasks/task.entity';
 import { counterUpdate } from './create-lead';
 import { changedContactMarkers } from './lead-contact-markers';
 import { getLead, leadToItem, statusCounter, TOTAL_COUNTER } from './lead.repository';
@@ -16,7 +16,7 @@ import { getLead, leadToItem, statusCounter, TOTAL_COUNTER } from './lead.reposi
 export const LEAD_TYPE = 'LEAD';
 
 /** Its tasks stay, with lead_id null (resources.md §8), cleared in the delete's transaction. */
-const tasksUnlinked = unlinkTasksOnDelete('lead_id');
+const tasksUnlinked = tasksUnlinkedOnDelete('lead_id');
 
 /** DELETE /leads/{id}: permanent; the lead, its counters and its tasks' links, then its history rows go. */
 export async function deleteLead(context: WriteContext, leadId: string): Promise<void> {
@@ -44,7 +44,7 @@ async function deleteLeadAsRead(context: WriteContext, leadId: string): Promise<
     ...changedContactMarkers(context.organizationId, lead),
   ];
   const tasks = new WriteBatch();
-  await tasksUnlinked.plan(lead, tasks);
+  const moreTasks = await tasksUnlinked.plan(lead, context, tasks);
   items.push(...tasks.items);
   // Its history rows (and tasks beyond the transaction) follow it: marked, so a stop in between is finished by the sweep;
   // the marker, with the lead and the exact time, is what emits lead.deleted.
@@ -60,5 +60,5 @@ async function deleteLeadAsRead(context: WriteContext, leadId: string): Promise<
     }
     throw error;
   }
-  await completeCommittedDelete(LEAD_TYPE, context.organizationId, leadId, { rows: true, followUp: () => tasksUnlinked.after(lead) });
+  await completeCommittedDelete(LEAD_TYPE, context.organizationId, leadId, { rows: true, followUp: moreTasks ? () => tasksUnlinked.rest(context.organizationId, leadId) : undefined });
 }

@@ -2,6 +2,7 @@ import { getTableName } from '../../shared/storage/dynamo-client';
 import { entityKeys } from '../../shared/storage/keys';
 import { batchWriteAll, queryAll } from '../../shared/storage/paginated-requests';
 import type { TransactItem } from '../../shared/storage/transactions';
+import type { DeleteWork } from '../../shared/resources/delete-work';
 import { referrerRows } from '../../shared/resources/referrer-rows';
 import { MORTGAGE_FILE_TYPE } from './file-rows';
 
@@ -85,3 +86,16 @@ export async function deleteContactLinks(organizationId: string, contactId: stri
   const deletes = await contactLinkDeletes(organizationId, contactId);
   await batchWriteAll(deletes.map((item) => ({ DeleteRequest: { Key: item.Delete!.Key as Record<string, unknown> } })));
 }
+
+/** Deletes of file links that fit the contact's own transaction (DynamoDB: 100 items; the delete, its counter and the log take 3). */
+const LINK_DELETES_IN_TRANSACTION = 90;
+
+/** A contact's delete takes its file links along (resources.md §4, §9.4): in its transaction as far as they fit, the rest right after it. */
+export const contactLinksOnDelete: DeleteWork = {
+  async plan(record, context, batch) {
+    const deletes = await contactLinkDeletes(context.organizationId, record.id);
+    batch.addAll(deletes.slice(0, LINK_DELETES_IN_TRANSACTION));
+    return deletes.length > LINK_DELETES_IN_TRANSACTION;
+  },
+  rest: deleteContactLinks,
+};

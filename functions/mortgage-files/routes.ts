@@ -12,6 +12,7 @@ import { borrowerPart } from './borrower.part';
 import { bankAccountPart, incomePart, obligationPart } from './file-records.part';
 import { partOperations } from '../../shared/resources/child-entity';
 import { defineEntity } from '../../shared/resources/entity';
+import { afterCommit } from '../../shared/resources/delete-work';
 import { afterFileDelete } from './file-delete-follow-up';
 import { fileTaskOperations } from '../tasks/file-task-routes';
 import { noteOperations } from './note.child';
@@ -39,7 +40,7 @@ import {
 } from './mortgage-file.entity';
 
 /** The file as its delete sees it: its tasks and its contacts' rows of its links go after the file's own delete. */
-const fileWithTasks = defineEntity({ ...mortgageFileEntity, afterDelete: (record) => afterFileDelete(record.organization_id, record.id) });
+const fileWithTasks = defineEntity({ ...mortgageFileEntity, deleteWork: [afterCommit(afterFileDelete)] });
 
 const historyListSchema = z.object({ data: z.array(statusHistoryRowSchema), count: z.number().int() }).meta({ id: 'MortgageFileStatusHistory' });
 const HISTORY_FIELDS = Object.keys(statusHistoryRowSchema.shape);

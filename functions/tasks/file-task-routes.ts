@@ -33,9 +33,8 @@ function fileTaskEntity(fileId: string): EntityDefinition {
       if (Object.values(rest).every((value) => value === undefined)) throw noUpdatableFields();
       return taskEntity.change(current, rest, context, checks);
     },
-    async beforeDelete(record, context, batch) {
+    async beforeDelete(record) {
       if (record.mortgage_file_id !== fileId) throw taskOfAnotherFile();
-      await taskEntity.beforeDelete!(record, context, batch);
     },
   });
 }

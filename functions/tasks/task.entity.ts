@@ -5,6 +5,7 @@ import { isUuid, nowIso } from '../../shared/ids';
 import { listValues } from '../../shared/lists/system-lists';
 import { defineEntity, type StoredRecord } from '../../shared/resources/entity';
 import { findRecordIds, getRecord, getRecords, planUpdate, recordFromItem, updateRecord } from '../../shared/resources/entity.repository';
+import type { DeleteWork } from '../../shared/resources/delete-work';
 import { VersionConflict, type WriteBatch } from '../../shared/resources/write-batch';
 import { knownRecords } from '../../shared/resources/known-records';
 import { entityKeys, keys, type ItemKey } from '../../shared/storage/keys';
@@ -282,38 +283,32 @@ export async function clearLink(organizationId: string, ids: string[], field: 'p
 }
 
 type LinkField = 'lead_id' | 'customer_id' | 'parent_task_id';
-type DeletedRecord = { id: string; organization_id: string };
 
 /** Linked tasks cleared in the deleting record's own transaction; more than this, the rest right after it. */
 const UNLINKS_IN_TRANSACTION = 40;
 
 /**
  * When a lead, customer or task is deleted its tasks (children) stay, with `lead_id`,
- * `customer_id` or `parent_task_id` null (resources.md §3, §8). The delete's hooks: `plan` adds
- * the tasks' updates (conditional on the versions read) to the delete's own transaction, so no
- * task ever points at a record that is gone, however the process ends; a record with more linked
- * tasks than fit has the rest cleared by `after`, once it is deleted.
+ * `customer_id` or `parent_task_id` null (resources.md §3, §8): the tasks' updates (conditional on
+ * the versions read) go in the delete's own transaction, so no task ever points at a record that is
+ * gone, however the process ends; a record with more linked tasks than fit has the rest cleared
+ * right after it (delete-work.ts).
  */
-export function unlinkTasksOnDelete(field: LinkField) {
-  const leftOver = new WeakSet<object>();
+export function tasksUnlinkedOnDelete(field: LinkField): DeleteWork {
   return {
-    async plan(record: DeletedRecord, batch: WriteBatch): Promise<void> {
+    async plan(record, _context, batch) {
       const linked = (await findRecordIds(taskEntity, record.organization_id, { [field]: record.id })).map((task) => task.id);
       const now = linked.slice(0, UNLINKS_IN_TRANSACTION);
       const tasks = await getRecords(taskEntity, record.organization_id, now);
       await Promise.all(tasks.map((task) => planUpdate(taskEntity, serviceContext(record.organization_id), task, { [field]: null }, batch)));
-      if (linked.length > now.length) leftOver.add(record);
+      return linked.length > now.length;
     },
-    /** Whether `after` has tasks left to clear (more than fit the transaction). */
-    pending: (record: DeletedRecord): boolean => leftOver.has(record),
-    async after(record: DeletedRecord): Promise<void> {
-      if (leftOver.has(record)) await unlinkAllTasks(field, record.organization_id, record.id);
-    },
+    rest: (organizationId, id) => unlinkAllTasks(field, organizationId, id),
   };
 }
 
 /** Clears `field` of every task that still names the deleted record (the sweep that finishes deletes does this too). */
-export async function unlinkAllTasks(field: LinkField, organizationId: string, id: string): Promise<void> {
+async function unlinkAllTasks(field: LinkField, organizationId: string, id: string): Promise<void> {
   const linked = await findRecordIds(taskEntity, organizationId, { [field]: id });
   await clearLink(organizationId, linked.map((task) => task.id), field);
 }
@@ -436,12 +431,8 @@ export const taskEntity = defineEntity({
     return [timelinePut(context.organizationId, fileId, 'task_completed', { task_id: after.id }, context.userId, after.updated_at)];
   },
   // Its children stay, with parent_task_id null (resources.md §8).
-  beforeDelete: (record, _context, batch) => childrenUnlinked.plan(record, batch),
-  afterDelete: (record) => childrenUnlinked.after(record),
-  afterDeleteNeeded: (record) => childrenUnlinked.pending(record),
+  deleteWork: [tasksUnlinkedOnDelete('parent_task_id')],
 });
-
-const childrenUnlinked = unlinkTasksOnDelete('parent_task_id');
 
 /** A 404 of the task, whatever made it one. */
 export const isTaskNotFound = (error: unknown) => error instanceof ApiError && error.status === 404 && error.error === 'Task not found';

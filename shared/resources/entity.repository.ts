@@ -10,6 +10,7 @@ import { entityKeys } from '../storage/keys';
 import { batchGetAll, batchWriteAll, itemKeyOf, queryAll, queryOffsetPage } from '../storage/paginated-requests';
 import { TransactionConditionFailed, type TransactItem } from '../storage/transactions';
 import type { WriteContext } from '../write-context';
+import { planDeleteWork, restOf, type DeleteWork } from './delete-work';
 import type { EntityDefinition, StoredRecord } from './entity';
 import { retryOnVersionConflict, VersionConflict, WriteBatch } from './write-batch';
 
@@ -363,24 +364,25 @@ export async function completeCommittedDelete(type: string, organizationId: stri
 }
 
 /**
- * DELETE: the record, its counter, its unique guards, the entity's own items; conditional on the
- * version read. When something follows it (rows of its partition, `afterDelete` work), a
- * `deleting` marker is put in the same transaction and removed once that is done.
+ * DELETE: the record, its counter, its unique guards, the entity's own items and its delete work
+ * as far as it fits (delete-work.ts); conditional on the version read. When something follows it
+ * (rows of its partition, the rest of its delete work), a `deleting` marker is put in the same
+ * transaction and removed once that is done.
  */
 export async function deleteRecord(entity: EntityDefinition, context: WriteContext, id: string): Promise<StoredRecord> {
-  let followsUp = false;
+  let left: DeleteWork[] = [];
+  const followsUp = () => entity.keepsRows === true || left.length > 0;
   const current = await retryOnVersionConflict(async () => {
     const current = await requireRecord(entity, context.organizationId, id);
     const seenVersion = versionOf(current) ?? 0;
     await assertEntityPrecondition(entity, context, current);
     const batch = new WriteBatch();
-    await entity.beforeDelete?.(current, context, batch);
-    followsUp = entity.keepsRows === true || (entity.afterDelete !== undefined && (entity.afterDeleteNeeded?.(current) ?? true));
+    [, left] = await Promise.all([entity.beforeDelete?.(current, context, batch), planDeleteWork(entity.deleteWork ?? [], current, context, batch)]);
     const { onConditionFailed, ...condition } = versionedWrite(context, seenVersion);
     batch
       .add({ Delete: { TableName: getTableName(), Key: entityKeys.record(entity.type, context.organizationId, id), ...condition } }, onConditionFailed)
       .add(counterUpdate(entity, context.organizationId, -1));
-    if (followsUp) batch.add({ Put: { TableName: getTableName(), Item: entityKeys.deletionMarker(entity.type, context.organizationId, id, nowIso(), itemFromRecord(entity, current, seenVersion)) } });
+    if (followsUp()) batch.add({ Put: { TableName: getTableName(), Item: entityKeys.deletionMarker(entity.type, context.organizationId, id, nowIso(), itemFromRecord(entity, current, seenVersion)) } });
     for (const { field } of entity.unique ?? []) {
       const value = uniqueValue(current[field]);
       if (value) batch.add(uniqueGuardDelete(entity, context.organizationId, field, value));
@@ -389,9 +391,9 @@ export async function deleteRecord(entity: EntityDefinition, context: WriteConte
     await batch.commit();
     return current;
   });
-  if (followsUp) {
-    const { afterDelete } = entity;
-    await completeCommittedDelete(entity.type, context.organizationId, id, { rows: entity.keepsRows === true, followUp: afterDelete && (() => afterDelete(current, context)) });
+  if (followsUp()) {
+    const rest = left.length > 0 ? restOf(left) : undefined;
+    await completeCommittedDelete(entity.type, context.organizationId, id, { rows: entity.keepsRows === true, followUp: rest && (() => rest(context.organizationId, id)) });
   }
   return current;
 }

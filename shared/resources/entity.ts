@@ -3,6 +3,7 @@ import type { ApiError } from '../http/errors';
 import type { TransactItem } from '../storage/transactions';
 import type { WriteContext } from '../write-context';
 import type { WriteBatch } from './write-batch';
+import type { DeleteWork } from './delete-work';
 
 /** What every stored record has (resources.md §1 "Record"). */
 export interface BaseRecord {
@@ -68,10 +69,8 @@ export interface EntityDefinition {
   changeItems?(before: StoredRecord, after: StoredRecord, input: Record<string, unknown>, context: WriteContext): TransactItem[];
   /** Checks of a delete (throw to refuse it) and the items it adds to the delete's transaction (`batch`). */
   beforeDelete?(record: StoredRecord, context: WriteContext, batch: WriteBatch): Promise<void>;
-  /** Writes that follow a committed delete: records elsewhere that name the deleted one (unlinked, or deleted with it). */
-  afterDelete?(record: StoredRecord, context: WriteContext): Promise<void>;
-  /** Whether `afterDelete` has work left for this record, known once `beforeDelete` has run (default: it has). */
-  afterDeleteNeeded?(record: StoredRecord): boolean;
+  /** What the delete does to records elsewhere that name the deleted one (unlinked, or deleted with it): in its transaction as far as it fits, the rest after it (delete-work.ts). */
+  deleteWork?: readonly DeleteWork[];
   /** Its records keep rows in their own partition (children, history, timeline), removed after the record's delete. */
   keepsRows?: boolean;
   /** What the ETag of the record's answer stands for, when the answer shows other records (`taggedAnswers`); default its version. */
