@@ -1,10 +1,10 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { customerFileLinkPut, fileRowsCompleteItem } from '../functions/customers/customer-file-links';
+import { customerFileLinkPut } from '../functions/customers/customer-file-links';
 import { MORTGAGE_FILE_TYPE } from '../functions/mortgage-files/file-rows';
 import { nowIso } from '../shared/ids';
-import { getDocumentClient, getTableName } from '../shared/storage/dynamo-client';
+import { getTableName } from '../shared/storage/dynamo-client';
 import { entityKeys } from '../shared/storage/keys';
 import { batchWriteAll, queryAll } from '../shared/storage/paginated-requests';
+import { markRowsComplete } from '../shared/storage/rows-complete';
 import { requireOrganization } from './organization-admin';
 
 /**
@@ -29,6 +29,6 @@ export async function backfillCustomerFileRows(organizationId: string) {
     return [...customers].map((customerId) => customerFileLinkPut(organizationId, customerId, file.id as string).Put!.Item!);
   });
   await batchWriteAll(rows.map((Item) => ({ PutRequest: { Item } })));
-  await getDocumentClient().send(new PutCommand({ TableName: getTableName(), Item: fileRowsCompleteItem(organizationId, nowIso()) }));
+  await markRowsComplete('customer_file_rows', organizationId, nowIso());
   return { organization_id: organizationId, files: files.length, rows_written: rows.length };
 }

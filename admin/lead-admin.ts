@@ -1,10 +1,11 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { leadContacts, markersCompleteItem, newestLeadMarkerItem } from '../functions/leads/lead-contact-markers';
+import { leadContacts, newestLeadMarkerItem } from '../functions/leads/lead-contact-markers';
 import { nowIso } from '../shared/ids';
 import { getDocumentClient, getTableName } from '../shared/storage/dynamo-client';
 import { keys } from '../shared/storage/keys';
 import { queryAll } from '../shared/storage/paginated-requests';
+import { markRowsComplete } from '../shared/storage/rows-complete';
 import { requireOrganization } from './organization-admin';
 
 /** Markers written side by side. */
@@ -56,6 +57,6 @@ export async function backfillContactMarkers(organizationId: string) {
       }),
     );
   }
-  await getDocumentClient().send(new PutCommand({ TableName: getTableName(), Item: markersCompleteItem(organizationId, nowIso()) }));
+  await markRowsComplete('lead_contact_markers', organizationId, nowIso());
   return { organization_id: organizationId, leads: leads.length, markers_written: written, markers_kept: kept };
 }

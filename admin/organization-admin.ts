@@ -27,8 +27,7 @@ import { TRANSACTION_ITEMS_MAX } from '../shared/storage/transaction-limit';
 import { TransactionConditionFailed, transactWrite, type TransactItem } from '../shared/storage/transactions';
 import { listIntakeEndpoints } from '../functions/intake/intake-endpoint.repository';
 import { itemKeyOf, queryAll } from '../shared/storage/paginated-requests';
-import { markersCompleteItem } from '../functions/leads/lead-contact-markers';
-import { fileRowsCompleteItem } from '../functions/customers/customer-file-links';
+import { allRowsCompletePuts } from '../shared/storage/rows-complete';
 import { AdminInputError, integerOption } from './admin-error';
 
 export async function requireOrganization(organizationId: string): Promise<Organization> {
@@ -61,10 +60,8 @@ export async function createOrganization(name: string): Promise<{ organization_i
           },
         },
         { Put: { TableName: getTableName(), Item: { ...keys.leadCounters(organization.id), entity: 'lead_counters', total: 0 } } },
-        // No leads yet: every lead it gets will have its contact markers.
-        { Put: { TableName: getTableName(), Item: markersCompleteItem(organization.id, organization.created_at) } },
-        // No files yet: every file it gets will have its customers' rows.
-        { Put: { TableName: getTableName(), Item: fileRowsCompleteItem(organization.id, organization.created_at) } },
+        // No leads or files yet: every one it gets will have its rows (lead contact markers, customers' file rows).
+        ...allRowsCompletePuts(organization.id, organization.created_at),
         // The payment sources, milestone and required-document templates of resources.md §12.
         ...defaultFileSettingPuts(organization.id),
       ],

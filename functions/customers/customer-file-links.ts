@@ -1,9 +1,6 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { StoredRecord } from '../../shared/resources/entity';
 import { internalsOf } from '../../shared/resources/entity.repository';
 import { referrerRows } from '../../shared/resources/referrer-rows';
-import { getDocumentClient, getTableName } from '../../shared/storage/dynamo-client';
-import type { ItemKey } from '../../shared/storage/keys';
 import type { TransactItem } from '../../shared/storage/transactions';
 
 /**
@@ -13,9 +10,8 @@ import type { TransactItem } from '../../shared/storage/transactions';
  * reads them instead of the organization's whole file index. A row says only that a file may name
  * the customer: the guard reads the file to know.
  *
- * An organization's rows are *complete* when an item says so: written with every new organization,
- * and by `mortgage-admin customer backfill-file-rows` for one whose files predate the rows. Until
- * then the guard asks the files' index as well.
+ * An organization's rows are *complete* when an item says so (shared/storage/rows-complete.ts,
+ * `customer_file_rows`): until then the guard asks the files' index as well.
  */
 const rows = referrerRows('CUSTOMER', 'FILE', 'customer_file_link');
 
@@ -33,19 +29,6 @@ export async function linkedFileIds(organizationId: string, customerId: string):
 
 /** Removes every such row of a customer (after its delete, those its transaction had no room for). */
 export const removeCustomerFileLinks = (organizationId: string, customerId: string) => rows.removeAll(organizationId, customerId);
-
-const rowsCompleteKey = (organizationId: string): ItemKey => ({ pk: `ORG#${organizationId}`, sk: 'CUSTOMER_FILE_ROWS' });
-
-/** The item that says an organization's customer file rows are complete (see above). */
-export function fileRowsCompleteItem(organizationId: string, at: string): Record<string, unknown> {
-  return { ...rowsCompleteKey(organizationId), entity: 'customer_file_rows', organization_id: organizationId, completed_at: at };
-}
-
-/** Whether every file of the organization has its customers' rows (read consistently). */
-export async function fileRowsComplete(organizationId: string): Promise<boolean> {
-  const { Item } = await getDocumentClient().send(new GetCommand({ TableName: getTableName(), Key: rowsCompleteKey(organizationId), ConsistentRead: true, ProjectionExpression: 'pk' }));
-  return Item !== undefined;
-}
 
 /** The customers of a file's borrowers (kept on the file for its `customer_id` filter). */
 export const borrowerCustomers = (file: StoredRecord): string[] => (internalsOf(file).borrower_customer_ids as string[] | null | undefined) ?? [];

@@ -9,7 +9,8 @@ import { getRecords, listRecords, requireRecord } from '../../shared/resources/e
 import { mortgageFileEntity } from '../mortgage-files/mortgage-file.entity';
 import { customerEntity } from './customer.entity';
 import { tasksUnlinkedOnDelete } from '../tasks/task.entity';
-import { customerFileLinkDelete, customersNamed, fileRowsComplete, linkedFileIds, removeCustomerFileLinks } from './customer-file-links';
+import { rowsComplete } from '../../shared/storage/rows-complete';
+import { customerFileLinkDelete, customersNamed, linkedFileIds, removeCustomerFileLinks } from './customer-file-links';
 
 /** Rows of files that once named the customer removed in the delete's transaction; beyond them, right after it. */
 const LINK_DELETES_IN_TRANSACTION = 25;
@@ -25,7 +26,7 @@ const LINK_DELETES_IN_TRANSACTION = 25;
 const fileRowsOnDelete: DeleteWork = {
   async plan(record, _context, batch) {
     const organizationId = record.organization_id;
-    const [complete, linked] = await Promise.all([fileRowsComplete(organizationId), linkedFileIds(organizationId, record.id)]);
+    const [complete, linked] = await Promise.all([rowsComplete('customer_file_rows', organizationId), linkedFileIds(organizationId, record.id)]);
     // Files from before the rows (an organization not backfilled yet) are found through the index.
     const indexed = complete ? 0 : (await listRecords(mortgageFileEntity, organizationId, { customer_id: record.id, limit: '1' })).count;
     const naming = indexed > 0 ? indexed : (await getRecords(mortgageFileEntity, organizationId, linked)).filter((file) => customersNamed(file).has(record.id)).length;

@@ -2,6 +2,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { getDocumentClient, getTableName } from '../../shared/storage/dynamo-client';
 import { keys, type ItemKey } from '../../shared/storage/keys';
 import { itemWithKey } from '../../shared/storage/paginated-requests';
+import { rowsCompleteKey } from '../../shared/storage/rows-complete';
 import { contactMarkerKey, leadContacts, markerFromItem, type LeadContact } from '../leads/lead-contact-markers';
 
 /**
@@ -29,7 +30,7 @@ export interface DuplicateLookup {
 export function duplicateLookup(organizationId: string, contact: { phone?: string | null; email?: string | null }): DuplicateLookup {
   const contacts = leadContacts(contact);
   const markers = contacts.map((one) => contactMarkerKey(organizationId, one));
-  return { contacts, markers, keys: markers.length > 0 ? [...markers, keys.leadContactMarkersComplete(organizationId)] : [] };
+  return { contacts, markers, keys: markers.length > 0 ? [...markers, rowsCompleteKey('lead_contact_markers', organizationId)] : [] };
 }
 
 async function newestOnIndex(organizationId: string, contact: LeadContact): Promise<DuplicateLead | undefined> {
@@ -57,7 +58,7 @@ export async function resolveDuplicate(
   items: Array<Record<string, unknown>>,
 ): Promise<DuplicateLead | undefined> {
   // An organization whose leads predate the markers may have leads without one.
-  const complete = itemWithKey(items, keys.leadContactMarkersComplete(organizationId)) !== undefined;
+  const complete = itemWithKey(items, rowsCompleteKey('lead_contact_markers', organizationId)) !== undefined;
   const matches = await Promise.all(
     lookup.contacts.map((contact, index) => {
       const marker = markerFromItem(itemWithKey(items, lookup.markers[index]));

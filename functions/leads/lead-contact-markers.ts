@@ -16,7 +16,7 @@ import type { TransactItem } from '../../shared/storage/transactions';
  *   created with that contact makes the marker exact again.
  * - No marker means no lead has that contact: every write of a lead's contacts goes through
  *   `createLead`, `updateLead` or `deleteLead`, which keep the markers. That holds once the
- *   organization's markers are complete (`keys.leadContactMarkersComplete`): a new organization
+ *   organization's markers are complete (`rowsComplete('lead_contact_markers')`): a new organization
  *   starts so, and `backfillContactMarkers` makes an older one so. Until then a missing marker
  *   counts as unknown.
  */
@@ -91,7 +91,3 @@ export function changedContactMarkers(
   return changed.map((contact) => ({ Put: { TableName: getTableName(), Item: markerItem(organizationId, contact, { state: 'unknown' }) } }));
 }
 
-/** The item that says an organization's markers are complete (see above). */
-export function markersCompleteItem(organizationId: string, at: string): Record<string, unknown> {
-  return { ...keys.leadContactMarkersComplete(organizationId), entity: 'lead_contact_markers', organization_id: organizationId, completed_at: at };
-}

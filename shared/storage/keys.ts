@@ -57,11 +57,6 @@ export const keys = {
     pk: kind === 'phone' ? keys.leadsByPhone(organizationId, value) : keys.leadsByEmail(organizationId, value),
     sk: 'NEWEST_LEAD',
   }),
-  /**
-   * Present once every lead of the organization has its contact markers: written with a new
-   * organization, or by `npx mortgage-admin lead backfill-markers` for one whose leads predate them.
-   */
-  leadContactMarkersComplete: (organizationId: string): ItemKey => ({ pk: `ORG#${organizationId}`, sk: 'LEAD_CONTACT_MARKERS' }),
   leadIndexes: (
     organizationId: string,
     lead: { id: string; created_at: string; status: string; phone_e164?: string | null; email_lower?: string | null },

@@ -1,7 +1,7 @@
 import { DeleteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { contactMarkerKey, leadContacts } from '../../functions/leads/lead-contact-markers';
 import { getDocumentClient, getTableName } from '../../shared/storage/dynamo-client';
-import { keys } from '../../shared/storage/keys';
+import { rowsCompleteKey } from '../../shared/storage/rows-complete';
 import { startTestRuntime, type TestRuntime } from '../support/test-runtime';
 import { createIntake, postIntake, uniqueEmail, uniquePhone, type Tenant } from './intake-support';
 
@@ -29,7 +29,7 @@ async function createLead(tenant: Tenant, body: Record<string, unknown>): Promis
 
 /** Back to the state of an organization created before the markers existed. */
 async function forgetMarkers(organizationId: string, contacts: Array<{ phone?: string; email?: string }>) {
-  await client().send(new DeleteCommand({ TableName: getTableName(), Key: keys.leadContactMarkersComplete(organizationId) }));
+  await client().send(new DeleteCommand({ TableName: getTableName(), Key: rowsCompleteKey('lead_contact_markers', organizationId) }));
   for (const contact of contacts) {
     for (const one of leadContacts(contact)) {
       await client().send(new DeleteCommand({ TableName: getTableName(), Key: contactMarkerKey(organizationId, one) }));
@@ -50,7 +50,7 @@ async function counted(token: string, body: Record<string, unknown>) {
 
 test('a new organization starts with complete markers', async () => {
   const tenant = await runtime.organization();
-  const item = await client().send(new GetCommand({ TableName: getTableName(), Key: keys.leadContactMarkersComplete(tenant.organizationId) }));
+  const item = await client().send(new GetCommand({ TableName: getTableName(), Key: rowsCompleteKey('lead_contact_markers', tenant.organizationId) }));
   expect(item.Item).toMatchObject({ entity: 'lead_contact_markers', organization_id: tenant.organizationId });
 });
 
