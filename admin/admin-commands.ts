@@ -4,6 +4,7 @@ import * as fileSettingsAdmin from './file-settings-admin';
 import * as intakeAdmin from './intake-admin';
 import * as leadAdmin from './lead-admin';
 import * as customerAdmin from './customer-admin';
+import * as taskAdmin from './task-admin';
 import * as admin from './organization-admin';
 
 /**
@@ -299,6 +300,13 @@ export const adminCommands: Record<string, CommandSpec> = {
     prints: '{"organization_id", "files", "rows_written"}',
     options: { org: organizationOption },
     run: (flags) => customerAdmin.backfillCustomerFileRows(required(flags, 'org')),
+  },
+  'task backfill-link-rows': {
+    summary:
+      "Write the rows of an organization's existing tasks in the records they name (organizations created before them); until then a lead's, customer's, task's or file's delete also asks the organization's task index. Safe to run again.",
+    prints: '{"organization_id", "tasks", "rows_written"}',
+    options: { org: organizationOption },
+    run: (flags) => taskAdmin.backfillTaskLinkRows(required(flags, 'org')),
   },
   'lead backfill-markers': {
     summary:

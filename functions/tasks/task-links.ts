@@ -1,9 +1,11 @@
 import { taggedAnswers } from '../../shared/http/record-version';
 import type { StoredRecord } from '../../shared/resources/entity';
-import { deleteRecords, findRecordIds } from '../../shared/resources/entity.repository';
+import { deleteRecords } from '../../shared/resources/entity.repository';
+import { batchWriteAll } from '../../shared/storage/paginated-requests';
 import { KnownRecords, knownRecords } from '../../shared/resources/known-records';
 import type { WriteContext } from '../../shared/write-context';
-import { clearLink, customerSummary, leadSummary, linkedKeys, taskEntity } from './task.entity';
+import { taskLinkRowDeletes } from './task-link-rows';
+import { clearLink, customerSummary, leadSummary, linkedKeys, taskEntity, tasksNaming } from './task.entity';
 
 /**
  * The answer of tasks: each with its linked lead `{id, first_name, last_name}` and customer
@@ -35,14 +37,19 @@ export async function presentTask(organizationId: string, task: StoredRecord, co
 }
 
 /**
- * After a file is deleted its tasks go too (resources.md §8); tasks elsewhere whose parent was one
- * of them keep existing with `parent_task_id` null. One read of the search index finds both.
+ * After a file is deleted its tasks go too (resources.md §8), with their rows in the partitions of
+ * the leads, customers and parents they name (the file's own go with its partition); tasks elsewhere
+ * whose parent was one of them keep existing with `parent_task_id` null. The file's rows find its
+ * tasks, and each task's rows its children (task-link-rows.ts).
  */
 export async function deleteTasksOfFile(organizationId: string, fileId: string): Promise<void> {
-  const all = await findRecordIds(taskEntity, organizationId);
-  const deleted = new Set(all.filter((task) => task.filters.mortgage_file_id === fileId).map((task) => task.id));
-  if (deleted.size === 0) return;
+  const { tasks } = await tasksNaming('mortgage_file_id', organizationId, fileId);
+  if (tasks.length === 0) return;
+  const deleted = new Set(tasks.map((task) => task.id));
+  const children = await Promise.all(tasks.map((task) => tasksNaming('parent_task_id', organizationId, task.id)));
   await deleteRecords(taskEntity, organizationId, [...deleted]);
-  const orphans = all.filter((task) => !deleted.has(task.id) && deleted.has(task.filters.parent_task_id as string)).map((task) => task.id);
-  await clearLink(organizationId, orphans, 'parent_task_id');
+  const rows = tasks.flatMap((task) => taskLinkRowDeletes(organizationId, { ...task, mortgage_file_id: null }));
+  await batchWriteAll(rows.map((row) => ({ DeleteRequest: { Key: row.Delete!.Key as Record<string, unknown> } })));
+  const orphans = children.flatMap(({ tasks: naming }) => naming).filter((task) => !deleted.has(task.id));
+  await clearLink(organizationId, orphans.map((task) => task.id), 'parent_task_id');
 }

@@ -9,12 +9,14 @@ import type { DeleteWork } from '../../shared/resources/delete-work';
 import { VersionConflict, type WriteBatch } from '../../shared/resources/write-batch';
 import { knownRecords } from '../../shared/resources/known-records';
 import { entityKeys, keys, type ItemKey } from '../../shared/storage/keys';
-import { batchGetAll, itemWithKey } from '../../shared/storage/paginated-requests';
+import { batchGetAll, batchWriteAll, itemWithKey } from '../../shared/storage/paginated-requests';
+import { rowsComplete } from '../../shared/storage/rows-complete';
 import { dateTimeInput } from '../../shared/validation/date-time';
 import { emptyToNull, FREE_TEXT_MAX, listValue, recordId, text, TITLE_MAX } from '../../shared/validation/fields';
 import type { WriteContext } from '../../shared/write-context';
 import { MORTGAGE_FILE_TYPE, timelinePut } from '../mortgage-files/file-rows';
 import { presentTask } from './task-links';
+import { taskIdsOfRows, taskLinkRowChanges, taskLinkRowDelete, taskLinkRowDeletes, taskLinkRowPuts, type TaskLinkField } from './task-link-rows';
 
 export const TASK_TYPE = 'TASK';
 const CUSTOMER_TYPE = 'CUSTOMER';
@@ -284,34 +286,62 @@ export async function clearLink(organizationId: string, ids: string[], field: 'p
 
 type LinkField = 'lead_id' | 'customer_id' | 'parent_task_id';
 
-/** Linked tasks cleared in the deleting record's own transaction; more than this, the rest right after it. */
-const UNLINKS_IN_TRANSACTION = 40;
+/** Linked tasks cleared in the deleting record's own transaction (two items each: the task and its row); more than this, the rest right after it. */
+const UNLINKS_IN_TRANSACTION = 25;
+/** Rows of tasks that no longer name the record removed in its delete's transaction; more, right after it. */
+const STALE_ROWS_IN_TRANSACTION = 10;
+
+/**
+ * The tasks that name the record as `field`, from the record's rows (task-link-rows.ts) and, while
+ * the organization's rows are not complete, the task index; each read, so only the tasks that name
+ * it now count. `stale`: rows whose task no longer names it (or is gone).
+ */
+export async function tasksNaming(field: TaskLinkField, organizationId: string, linkedId: string): Promise<{ tasks: StoredRecord[]; stale: string[] }> {
+  const [complete, fromRows] = await Promise.all([rowsComplete('task_link_rows', organizationId), taskIdsOfRows(field, organizationId, linkedId)]);
+  const fromIndex = complete ? [] : (await findRecordIds(taskEntity, organizationId, { [field]: linkedId })).map((task) => task.id);
+  const ids = [...new Set([...fromRows, ...fromIndex])];
+  const tasks = ids.length === 0 ? [] : (await getRecords(taskEntity, organizationId, ids)).filter((task) => task[field] === linkedId);
+  const naming = new Set(tasks.map((task) => task.id));
+  return { tasks, stale: fromRows.filter((id) => !naming.has(id)) };
+}
 
 /**
  * When a lead, customer or task is deleted its tasks (children) stay, with `lead_id`,
  * `customer_id` or `parent_task_id` null (resources.md §3, §8): the tasks' updates (conditional on
  * the versions read) go in the delete's own transaction, so no task ever points at a record that is
  * gone, however the process ends; a record with more linked tasks than fit has the rest cleared
- * right after it (delete-work.ts).
+ * right after it (delete-work.ts). Each update removes the task's row in the record's partition.
  */
 export function tasksUnlinkedOnDelete(field: LinkField): DeleteWork {
   return {
     async plan(record, _context, batch) {
-      const linked = (await findRecordIds(taskEntity, record.organization_id, { [field]: record.id })).map((task) => task.id);
-      const now = linked.slice(0, UNLINKS_IN_TRANSACTION);
-      const tasks = await getRecords(taskEntity, record.organization_id, now);
-      await Promise.all(tasks.map((task) => planUpdate(taskEntity, serviceContext(record.organization_id), task, { [field]: null }, batch)));
-      return linked.length > now.length;
+      const organizationId = record.organization_id;
+      const { tasks, stale } = await tasksNaming(field, organizationId, record.id);
+      const now = tasks.slice(0, UNLINKS_IN_TRANSACTION);
+      await Promise.all(now.map((task) => planUpdate(taskEntity, serviceContext(organizationId), task, { [field]: null }, batch)));
+      const staleNow = stale.slice(0, STALE_ROWS_IN_TRANSACTION);
+      for (const taskId of staleNow) batch.add(taskLinkRowDelete(field, organizationId, record.id, taskId));
+      return tasks.length > now.length || stale.length > staleNow.length;
     },
     rest: (organizationId, id) => unlinkAllTasks(field, organizationId, id),
   };
 }
 
-/** Clears `field` of every task that still names the deleted record (the sweep that finishes deletes does this too). */
+/** Clears `field` of every task that still names the deleted record, and removes its rows left (the sweep that finishes deletes does this too). */
 async function unlinkAllTasks(field: LinkField, organizationId: string, id: string): Promise<void> {
-  const linked = await findRecordIds(taskEntity, organizationId, { [field]: id });
-  await clearLink(organizationId, linked.map((task) => task.id), field);
+  const { tasks, stale } = await tasksNaming(field, organizationId, id);
+  await clearLink(organizationId, tasks.map((task) => task.id), field);
+  await batchWriteAll(stale.map((taskId) => ({ DeleteRequest: { Key: taskLinkRowDelete(field, organizationId, id, taskId).Delete!.Key as Record<string, unknown> } })));
 }
+
+/** A task's delete takes its rows in the partitions of the records it names, in its own transaction. */
+const ownRowsOnDelete: DeleteWork = {
+  async plan(record, context, batch) {
+    batch.addAll(taskLinkRowDeletes(context.organizationId, record as StoredRecord & { id: string }));
+    return false;
+  },
+  rest: async () => undefined,
+};
 
 /** Active users among the ids, in the order given, each once. */
 const activeAmong = (ids: string[], active: Set<string>) => [...new Set(ids)].filter((id) => active.has(id));
@@ -419,19 +449,21 @@ export const taskEntity = defineEntity({
     }
     return changes;
   },
-  /** A task of a file appends `task_created` to the file's timeline (resources.md §9.6). */
+  /** A task of a file appends `task_created` to the file's timeline (resources.md §9.6); its links' rows (task-link-rows.ts). */
   createItems(record, context) {
     const fileId = record.mortgage_file_id as string | null;
-    return fileId ? [timelinePut(context.organizationId, fileId, 'task_created', { task_id: record.id }, context.userId, record.created_at)] : [];
+    const timeline = fileId ? [timelinePut(context.organizationId, fileId, 'task_created', { task_id: record.id }, context.userId, record.created_at)] : [];
+    return [...timeline, ...taskLinkRowPuts(context.organizationId, record)];
   },
-  /** ... and `task_completed` when it becomes completed. */
+  /** ... and `task_completed` when it becomes completed; the rows of links it changes. */
   changeItems(before, after, _input, context) {
+    const rows = taskLinkRowChanges(context.organizationId, before, after);
     const fileId = after.mortgage_file_id as string | null;
-    if (!fileId || after.status !== 'completed' || before.status === 'completed') return [];
-    return [timelinePut(context.organizationId, fileId, 'task_completed', { task_id: after.id }, context.userId, after.updated_at)];
+    if (!fileId || after.status !== 'completed' || before.status === 'completed') return rows;
+    return [timelinePut(context.organizationId, fileId, 'task_completed', { task_id: after.id }, context.userId, after.updated_at), ...rows];
   },
-  // Its children stay, with parent_task_id null (resources.md §8).
-  deleteWork: [tasksUnlinkedOnDelete('parent_task_id')],
+  // Its children stay, with parent_task_id null (resources.md §8); its own rows go.
+  deleteWork: [tasksUnlinkedOnDelete('parent_task_id'), ownRowsOnDelete],
 });
 
 /** A 404 of the task, whatever made it one. */

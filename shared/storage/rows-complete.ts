@@ -11,11 +11,14 @@ import type { TransactItem } from './transactions';
  * - `lead_contact_markers`: the newest lead of each phone and email (lead-contact-markers.ts),
  *   backfilled by `mortgage-admin lead backfill-markers`;
  * - `customer_file_rows`: a customer's rows of the files naming it (customer-file-links.ts),
- *   backfilled by `mortgage-admin customer backfill-file-rows`.
+ *   backfilled by `mortgage-admin customer backfill-file-rows`;
+ * - `task_link_rows`: the rows of the tasks naming a lead, customer, parent task or file, in that
+ *   record's partition (task-link-rows.ts), backfilled by `mortgage-admin task backfill-link-rows`.
  */
 const ROW_KINDS = {
   lead_contact_markers: 'LEAD_CONTACT_MARKERS',
   customer_file_rows: 'CUSTOMER_FILE_ROWS',
+  task_link_rows: 'TASK_LINK_ROWS',
 } as const;
 
 export type RowKind = keyof typeof ROW_KINDS;
@@ -39,10 +42,16 @@ export async function markRowsComplete(kind: RowKind, organizationId: string, at
   await getDocumentClient().send(new PutCommand({ TableName: getTableName(), Item: rowsCompleteItem(kind, organizationId, at) }));
 }
 
-/** Whether an organization's rows of `kind` are complete (read consistently). */
+/** Kinds known complete in this process: once complete, rows stay complete (every write keeps them), so it is never read again. */
+const knownComplete = new Set<string>();
+
+/** Whether an organization's rows of `kind` are complete (read consistently until it is). */
 export async function rowsComplete(kind: RowKind, organizationId: string): Promise<boolean> {
+  const name = `${kind}#${organizationId}`;
+  if (knownComplete.has(name)) return true;
   const { Item } = await getDocumentClient().send(
     new GetCommand({ TableName: getTableName(), Key: rowsCompleteKey(kind, organizationId), ConsistentRead: true, ProjectionExpression: 'pk' }),
   );
+  if (Item !== undefined) knownComplete.add(name);
   return Item !== undefined;
 }

@@ -41,8 +41,9 @@ export const ROUND_TRIP_BUDGET = {
   'PATCH /leads/{id}/status': 3,
   // Nothing of the lead is written, but the successful call is still logged (spec §5 write log).
   'PATCH /leads/{id} same values': 3,
-  // One Query of the task index finds the lead's tasks to unlink (resources.md §8).
-  'DELETE /leads/{id}': 6,
+  // The lead's task rows find its tasks to unlink (resources.md §8), beside the organization's
+  // completeness item (read once per process; this is the first delete of the process).
+  'DELETE /leads/{id}': 7,
 };
 
 test('lead operations stay within their DynamoDB round-trip budgets (auth and rate limit included)', async () => {
@@ -108,10 +109,11 @@ export const FILE_ROUND_TRIP_BUDGET = {
   'PATCH /customers/{id} not its names': 3,
   // Its names: the files it is in (one Query of the file index) and each file's borrowers (one Query each).
   'PATCH /customers/{id} names, a borrower of one file': 5,
-  // One Query of the task index finds the file's tasks to delete (resources.md §8); beside it, one
-  // Query of the file's contact links (their rows in the contacts' partitions go too). The file's
-  // partition holds its 7 seeded milestone rows too (§9.7): its rows take two BatchWriteItems.
-  'DELETE /mortgage-files/{id}': 8,
+  // The file's task rows find its tasks to delete (resources.md §8), beside the completeness item
+  // (once per process); beside them, one Query of the file's contact links (their rows in the
+  // contacts' partitions go too). The file's partition holds its 7 seeded milestone rows too
+  // (§9.7): its rows take two BatchWriteItems.
+  'DELETE /mortgage-files/{id}': 9,
 };
 
 test('mortgage file operations stay within their DynamoDB round-trip budgets', async () => {
@@ -176,8 +178,9 @@ export const TASK_ROUND_TRIP_BUDGET = {
   'POST /mortgage-files/{id}/tasks': 3,
   'GET /mortgage-files/{id}/tasks': 5,
   'PATCH /mortgage-files/{id}/tasks/{taskId}': 3,
-  // Its child is found, read and unlinked in its transaction; a task keeps no rows, so nothing follows it.
-  'DELETE /tasks/{id} with a child': 5,
+  // Its child is found through its rows (beside the completeness item, once per process), read
+  // and unlinked in its transaction, with its own rows; nothing follows it.
+  'DELETE /tasks/{id} with a child': 6,
 };
 
 test('task operations stay within their DynamoDB round-trip budgets', async () => {

@@ -1,4 +1,4 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { DELETE_FOLLOW_UPS } from '../../functions/scheduler-target/delete-follow-ups';
 import { handler as schedulerTarget } from '../../functions/scheduler-target/handler';
 import { MORTGAGE_FILE_TYPE } from '../../functions/mortgage-files/file-rows';
@@ -7,6 +7,7 @@ import { localLambdaContext } from '../../local/lambda-context';
 import { finishUnfinishedDeletes } from '../../shared/resources/finish-deletes';
 import { getDocumentClient, getTableName } from '../../shared/storage/dynamo-client';
 import { entityKeys, keys } from '../../shared/storage/keys';
+import { rowsCompleteKey } from '../../shared/storage/rows-complete';
 import { createRecord } from '../../shared/resources/entity.repository';
 import { WriteBatch } from '../../shared/resources/write-batch';
 import { taskEntity } from '../../functions/tasks/task.entity';
@@ -548,6 +549,92 @@ describe('resources.md §8 deletes', () => {
     expect(all.data.every((task: Body) => task.customer_id === null)).toBe(true);
   });
 
+  test('deletes do not rely on the task index: tasks missing from it (as while an index lags on AWS) are still unlinked or deleted, through the rows of the record they name', async () => {
+    const tenant = await runtime.organization();
+    const lead = (await call(tenant, 'POST', '/leads', { first_name: 'Noa' }, 201)).body;
+    const customer = (await call(tenant, 'POST', '/customers', { entity_name: 'Acme' }, 201)).body;
+    const file = await createFile(tenant);
+    const parent = await createTask(tenant, { title: 'Parent' });
+    const linked = await createTask(tenant, { title: 'Linked', lead_id: lead.id, customer_id: customer.id, parent_task_id: parent.id });
+    const fileTask = await createTask(tenant, { title: 'Of the file', mortgage_file_id: file.id, lead_id: lead.id });
+    const rowsIn = async (pk: string) =>
+      ((await getDocumentClient().send(new QueryCommand({ TableName: getTableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk }, ConsistentRead: true }))).Items ?? [])
+        .map((row) => row.sk as string)
+        .filter((sk) => sk.startsWith('TASK#'));
+    expect(await rowsIn(keys.lead(tenant.organizationId, lead.id).pk)).toEqual([`TASK#${linked.id}`, `TASK#${fileTask.id}`].sort());
+    // Out of the index, as if it lagged: each delete below must still find them.
+    const dropFromIndex = async (...ids: string[]) => {
+      for (const id of ids) {
+        await getDocumentClient().send(new UpdateCommand({ TableName: getTableName(), Key: entityKeys.record('TASK', tenant.organizationId, id), UpdateExpression: 'REMOVE gsi6pk, gsi6sk' }));
+      }
+    };
+
+    await dropFromIndex(fileTask.id);
+    await call(tenant, 'DELETE', `/mortgage-files/${file.id}`, undefined, 200);
+    await call(tenant, 'GET', `/tasks/${fileTask.id}`, undefined, 404);
+    // The deleted task's row in its lead's partition went with it.
+    expect(await rowsIn(keys.lead(tenant.organizationId, lead.id).pk)).toEqual([`TASK#${linked.id}`]);
+
+    await dropFromIndex(linked.id);
+    await call(tenant, 'DELETE', `/leads/${lead.id}`, undefined, 200);
+    expect((await call(tenant, 'GET', `/tasks/${linked.id}`, undefined, 200)).body).toMatchObject({ lead_id: null, customer_id: customer.id, parent_task_id: parent.id });
+    await dropFromIndex(linked.id);
+    await call(tenant, 'DELETE', `/customers/${customer.id}`, undefined, 200);
+    expect((await call(tenant, 'GET', `/tasks/${linked.id}`, undefined, 200)).body).toMatchObject({ customer_id: null, parent_task_id: parent.id });
+    expect(await rowsIn(entityKeys.record('CUSTOMER', tenant.organizationId, customer.id).pk)).toEqual([]);
+    await dropFromIndex(linked.id);
+    await call(tenant, 'DELETE', `/tasks/${parent.id}`, undefined, 200);
+    expect((await call(tenant, 'GET', `/tasks/${linked.id}`, undefined, 200)).body).toMatchObject({ lead_id: null, customer_id: null, parent_task_id: null });
+    expect(await rowsIn(entityKeys.record('TASK', tenant.organizationId, parent.id).pk)).toEqual([]);
+  });
+
+  test('a task moved to another lead, customer, parent or file moves its rows; a deleted task takes its rows along', async () => {
+    const tenant = await runtime.organization();
+    const [leadA, leadB] = [(await call(tenant, 'POST', '/leads', { first_name: 'A' }, 201)).body, (await call(tenant, 'POST', '/leads', { first_name: 'B' }, 201)).body];
+    const [parentA, parentB] = [await createTask(tenant, { title: 'Parent A' }), await createTask(tenant, { title: 'Parent B' })];
+    const task = await createTask(tenant, { title: 'Moving', lead_id: leadA.id, parent_task_id: parentA.id });
+    const rowsIn = async (pk: string) =>
+      ((await getDocumentClient().send(new QueryCommand({ TableName: getTableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk }, ConsistentRead: true }))).Items ?? [])
+        .filter((row) => String(row.sk).startsWith('TASK#'))
+        .map((row) => [row.sk, row.task_id, row.field]);
+    const leadPk = (id: string) => keys.lead(tenant.organizationId, id).pk;
+    const taskPk = (id: string) => entityKeys.record('TASK', tenant.organizationId, id).pk;
+    expect(await rowsIn(leadPk(leadA.id))).toEqual([[`TASK#${task.id}`, task.id, 'lead_id']]);
+    await call(tenant, 'PATCH', `/tasks/${task.id}`, { lead_id: leadB.id, parent_task_id: parentB.id }, 200);
+    expect([await rowsIn(leadPk(leadA.id)), await rowsIn(taskPk(parentA.id))]).toEqual([[], []]);
+    expect([await rowsIn(leadPk(leadB.id)), await rowsIn(taskPk(parentB.id))]).toEqual([[[`TASK#${task.id}`, task.id, 'lead_id']], [[`TASK#${task.id}`, task.id, 'parent_task_id']]]);
+    await call(tenant, 'PATCH', `/tasks/${task.id}`, { lead_id: null }, 200);
+    expect(await rowsIn(leadPk(leadB.id))).toEqual([]);
+    await call(tenant, 'DELETE', `/tasks/${task.id}`, undefined, 200);
+    expect(await rowsIn(taskPk(parentB.id))).toEqual([]);
+  });
+
+  test('an organization whose tasks predate their rows: deletes ask the index too until `task backfill-link-rows` has written them', async () => {
+    const tenant = await runtime.organization();
+    const customer = (await call(tenant, 'POST', '/customers', { entity_name: 'Early' }, 201)).body;
+    const other = (await call(tenant, 'POST', '/customers', { entity_name: 'Later' }, 201)).body;
+    const first = await createTask(tenant, { title: 'First', customer_id: customer.id });
+    const second = await createTask(tenant, { title: 'Second', customer_id: other.id, parent_task_id: first.id });
+    // As written before the rows existed: no rows, not marked complete.
+    const dropRows = async () => {
+      for (const [type, id, taskId] of [['CUSTOMER', customer.id, first.id], ['CUSTOMER', other.id, second.id], ['TASK', first.id, second.id]]) {
+        await getDocumentClient().send(new DeleteCommand({ TableName: getTableName(), Key: entityKeys.childRow(type, tenant.organizationId, id, 'TASK', taskId) }));
+      }
+    };
+    await dropRows();
+    await getDocumentClient().send(new DeleteCommand({ TableName: getTableName(), Key: rowsCompleteKey('task_link_rows', tenant.organizationId) }));
+    await call(tenant, 'DELETE', `/customers/${customer.id}`, undefined, 200);
+    expect((await call(tenant, 'GET', `/tasks/${first.id}`, undefined, 200)).body.customer_id).toBeNull();
+
+    const backfill = await runtime.admin<Record<string, unknown>>('task', 'backfill-link-rows', '--org', tenant.organizationId);
+    expect(backfill).toEqual({ organization_id: tenant.organizationId, tasks: 2, rows_written: 2 });
+    // Now the rows alone answer: a task out of the index is still unlinked.
+    await getDocumentClient().send(new UpdateCommand({ TableName: getTableName(), Key: entityKeys.record('TASK', tenant.organizationId, second.id), UpdateExpression: 'REMOVE gsi6pk, gsi6sk' }));
+    await call(tenant, 'DELETE', `/customers/${other.id}`, undefined, 200);
+    await call(tenant, 'DELETE', `/tasks/${first.id}`, undefined, 200);
+    expect((await call(tenant, 'GET', `/tasks/${second.id}`, undefined, 200)).body).toMatchObject({ customer_id: null, parent_task_id: null });
+  });
+
   test('a file delete whose follow-up fails right after its transaction is answered 200 (it is made) and finished by the sweep: its tasks, its rows and its marker go', async () => {
     const tenant = await runtime.organization();
     const file = await createFile(tenant);
@@ -558,9 +645,9 @@ describe('resources.md §8 deletes', () => {
       (await getDocumentClient().send(new QueryCommand({ TableName: getTableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': entityKeys.record(MORTGAGE_FILE_TYPE, tenant.organizationId, file.id).pk }, ConsistentRead: true }))).Items ?? [];
     expect((await partition()).length).toBeGreaterThan(1);
 
-    // The first call after the transaction (the read of the organization's tasks) fails: the delete
+    // The first call after the transaction (the read of the file's task rows) fails: the delete
     // has committed, so it is answered as made, and a retry finds it gone.
-    await failingOneCall(['gsi6', `ORG#${tenant.organizationId}#TASKS`], async (fired) => {
+    await failingOneCall([`MORTGAGE_FILE#${file.id}`, '":prefix":"TASK#"'], async (fired) => {
       expect((await call(tenant, 'DELETE', `/mortgage-files/${file.id}`)).status).toBe(200);
       expect(fired()).toBe(true);
     });
@@ -590,8 +677,8 @@ describe('resources.md §8 deletes', () => {
     const customer = (await call(tenant, 'POST', '/customers', { entity_name: 'Acme' }, 201)).body;
     const parent = await createTask(tenant, { title: 'Parent' });
     const linked = await createTask(tenant, { title: 'Linked', lead_id: lead.id, customer_id: customer.id, parent_task_id: parent.id });
-    // The lead's delete: the first Query of its own partition (its rows, removed after it) fails.
-    await failingOneCall(['KeyConditionExpression', `LEAD#${lead.id}`], async (fired) => {
+    // The lead's delete: the first Query of its own partition's rows, removed after it, fails.
+    await failingOneCall(['KeyConditionExpression', `LEAD#${lead.id}`, '"ProjectionExpression":"pk, sk"'], async (fired) => {
       expect((await call(tenant, 'DELETE', `/leads/${lead.id}`)).status).toBe(200);
       expect(fired()).toBe(true);
     });
