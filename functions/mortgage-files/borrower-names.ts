@@ -8,6 +8,8 @@ import { nowIso } from '../../shared/ids';
 import { entityKeys } from '../../shared/storage/keys';
 import { finishMarked } from '../../shared/resources/finish-deletes';
 import { queryAll } from '../../shared/storage/paginated-requests';
+import { rowsComplete } from '../../shared/storage/rows-complete';
+import { linkedFileIds } from '../customers/customer-file-links';
 import { MORTGAGE_FILE_TYPE } from './file-rows';
 
 /**
@@ -113,10 +115,16 @@ export async function refreshNamesOnFiles(organizationId: string, customerId: st
   }
 }
 
-/** Plans the names on up to MAX_FILES_PER_RENAME files whose links still differ; true when more files differ. */
-async function planNamesOnFiles(organizationId: string, customerId: string, names: string, batch: WriteBatch, exceptFileId?: string): Promise<boolean> {
-  // Files whose customer or one of whose borrowers is this customer (the file list's `customer_id` filter).
-  const files = await queryAll({
+/**
+ * Files whose customer or one of whose borrowers may be this customer: the customer's own rows of
+ * them (customer-file-links.ts), read by key and strongly consistent, so a borrower added a moment
+ * before the rename gets the new names even while the index lags; while the organization's rows
+ * are not complete, the files' index (its `customer_id` filter) as well.
+ */
+async function filesNamingCustomer(organizationId: string, customerId: string): Promise<string[]> {
+  const [complete, fromRows] = await Promise.all([rowsComplete('customer_file_rows', organizationId), linkedFileIds(organizationId, customerId)]);
+  if (complete) return fromRows;
+  const indexed = await queryAll({
     TableName: getTableName(),
     IndexName: 'gsi6',
     KeyConditionExpression: 'gsi6pk = :pk',
@@ -124,8 +132,15 @@ async function planNamesOnFiles(organizationId: string, customerId: string, name
     ExpressionAttributeValues: { ':pk': entityKeys.collection(MORTGAGE_FILE_TYPE, organizationId), ':customer': customerId },
     ProjectionExpression: 'pk',
   });
-  const exceptPk = exceptFileId ? entityKeys.record(MORTGAGE_FILE_TYPE, organizationId, exceptFileId).pk : undefined;
-  const pks = files.map((item) => item.pk as string).filter((pk) => pk !== exceptPk);
+  const prefix = entityKeys.record(MORTGAGE_FILE_TYPE, organizationId, '').pk;
+  return [...new Set([...fromRows, ...indexed.map((item) => (item.pk as string).slice(prefix.length))])];
+}
+
+/** Plans the names on up to MAX_FILES_PER_RENAME files whose links still differ; true when more files differ. */
+async function planNamesOnFiles(organizationId: string, customerId: string, names: string, batch: WriteBatch, exceptFileId?: string): Promise<boolean> {
+  const pks = (await filesNamingCustomer(organizationId, customerId))
+    .filter((fileId) => fileId !== exceptFileId)
+    .map((fileId) => entityKeys.record(MORTGAGE_FILE_TYPE, organizationId, fileId).pk);
   const families = await Promise.all(
     pks.map((pk) =>
       queryAll({

@@ -107,8 +107,9 @@ export const FILE_ROUND_TRIP_BUDGET = {
   'GET /mortgage-files/{id}/incomes/{incomeId}': 2,
   'PATCH /mortgage-files/{id}/incomes/{incomeId}': 3,
   'PATCH /customers/{id} not its names': 3,
-  // Its names: the files it is in (one Query of the file index) and each file's borrowers (one Query each).
-  'PATCH /customers/{id} names, a borrower of one file': 5,
+  // Its names: the files it is in (one Query of the customer's rows, beside the completeness item,
+  // read once per process: this is its first read) and each file's borrowers (one Query each).
+  'PATCH /customers/{id} names, a borrower of one file': 6,
   // The file's task rows find its tasks to delete (resources.md §8), beside the completeness item
   // (once per process); beside them, one Query of the file's contact links (their rows in the
   // contacts' partitions go too). The file's partition holds its 7 seeded milestone rows too
