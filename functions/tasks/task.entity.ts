@@ -210,9 +210,29 @@ const tooDeep = () => invalid(`parent_task_id: a task chain is at most ${MAX_TAS
 const MAX_HELD_LOWEST = 40;
 
 /**
- * Levels below a task (0 without children) and the tasks of the lowest of them, from the tasks'
- * `parent_task_id` filters (one index read).
+ * Levels below a task (0 without children) and the tasks of the lowest of them: level by level
+ * through the task rows of each level's tasks (task-link-rows.ts), read by key and strongly
+ * consistent, so a subtask added a moment before counts even while the index lags. While the
+ * organization's rows are not complete, from the task index (one read of all its tasks).
  */
+async function subtreeBelow(organizationId: string, taskId: string): Promise<{ levels: number; lowest: string[] }> {
+  if (!(await rowsComplete('task_link_rows', organizationId))) return levelsBelow(taskId, await findRecordIds(taskEntity, organizationId));
+  let levels = 0;
+  let lowest: string[] = [taskId];
+  const seen = new Set([taskId]);
+  // Deeper than the chain limit is enough to know: the move is refused.
+  for (let level = [taskId]; level.length > 0 && levels <= MAX_TASK_DEPTH; ) {
+    const children = (await Promise.all(level.map((id) => taskIdsOfRows('parent_task_id', organizationId, id)))).flat();
+    level = children.filter((id) => !seen.has(id) && (seen.add(id), true));
+    if (level.length > 0) {
+      levels += 1;
+      lowest = level;
+    }
+  }
+  return { levels, lowest };
+}
+
+/** Levels below a task and its lowest tasks, from the tasks' `parent_task_id` filters (one index read). */
 function levelsBelow(taskId: string, tasks: Array<{ id: string; filters: Record<string, unknown> }>): { levels: number; lowest: string[] } {
   const children = new Map<string, string[]>();
   for (const task of tasks) {
@@ -234,8 +254,9 @@ function levelsBelow(taskId: string, tasks: Array<{ id: string; filters: Record<
  * own descendants (a task moved with its subtree) at most MAX_TASK_DEPTH levels.
  */
 async function checkChain(context: WriteContext, parent: StoredRecord, taskId: string | undefined, checks: WriteBatch): Promise<void> {
-  const tasks = taskId ? findRecordIds(taskEntity, context.organizationId) : undefined;
-  tasks?.catch(() => undefined);
+  // The task's own subtree moves with it: measured beside the chain's reads.
+  const subtree = taskId ? subtreeBelow(context.organizationId, taskId) : undefined;
+  subtree?.catch(() => undefined);
   const chain: StoredRecord[] = [];
   let current: StoredRecord | undefined = parent;
   while (current) {
@@ -254,7 +275,7 @@ async function checkChain(context: WriteContext, parent: StoredRecord, taskId: s
   }
   // The task sits one level below its chain; its deepest descendant that many levels lower.
   if (!taskId) return;
-  const below = levelsBelow(taskId, await tasks!);
+  const below = await subtree!;
   if (chain.length + 1 + below.levels > MAX_TASK_DEPTH) throw tooDeep();
   // A task moved with a subtree: its lowest tasks are held at the versions read, so a task added
   // under one of them meanwhile (which holds its parent) makes this move measure again.
@@ -262,7 +283,7 @@ async function checkChain(context: WriteContext, parent: StoredRecord, taskId: s
     const lowest = await getRecords(taskEntity, context.organizationId, below.lowest);
     // Measured again once they are read: a task added under one of them before that read is seen
     // here (read again from the start), one added after it moves a version held below.
-    const again = levelsBelow(taskId, await findRecordIds(taskEntity, context.organizationId));
+    const again = await subtreeBelow(context.organizationId, taskId);
     if (again.levels !== below.levels || again.lowest.length !== below.lowest.length) throw new VersionConflict();
     for (const task of lowest) checks.requireVersion(taskKey(context.organizationId, task.id), versionOf(task) ?? 0, () => new VersionConflict());
   }
