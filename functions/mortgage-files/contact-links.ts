@@ -57,11 +57,13 @@ export async function contactLinkDeletes(organizationId: string, contactId: stri
   for (const link of [...indexed, ...rows.map((row) => ({ id: row.link_id, mortgage_file_id: row.mortgage_file_id, role: row.role }))]) {
     links.set(link.id as string, link as { id: string; mortgage_file_id: string; role: string });
   }
-  const deletes = [...links.values()].flatMap((link) => [
-    { Delete: { TableName: getTableName(), Key: entityKeys.childRow(MORTGAGE_FILE_TYPE, organizationId, link.mortgage_file_id, FILE_CONTACT_TYPE, link.id) } },
-    { Delete: { TableName: getTableName(), Key: guardKey(organizationId, link.mortgage_file_id, contactId, link.role) } },
+  const keys = [...links.values()].flatMap((link) => [
+    entityKeys.childRow(MORTGAGE_FILE_TYPE, organizationId, link.mortgage_file_id, FILE_CONTACT_TYPE, link.id),
+    guardKey(organizationId, link.mortgage_file_id, contactId, link.role),
   ]);
-  return [...deletes, ...rows.map((row) => ({ Delete: { TableName: getTableName(), Key: { pk: row.pk as string, sk: row.sk as string } } }))];
+  // Each key once: a link the index still shows (deleted since) and a newer one in the same role share their guard.
+  const unique = new Map([...keys, ...rows.map((row) => ({ pk: row.pk as string, sk: row.sk as string }))].map((key) => [`${key.pk}|${key.sk}`, key]));
+  return [...unique.values()].map((key) => ({ Delete: { TableName: getTableName(), Key: key } }));
 }
 
 /**

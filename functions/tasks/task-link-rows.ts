@@ -53,3 +53,6 @@ export const taskLinkRowDelete = (field: TaskLinkField, organizationId: string, 
 export async function taskIdsOfRows(field: TaskLinkField, organizationId: string, linkedId: string): Promise<string[]> {
   return (await rows[field].read(organizationId, linkedId)).map((row) => row.task_id as string);
 }
+
+/** Removes every task row of a record that is gone (a deleted task's partition: the rows of its former children). */
+export const removeTaskRowsOf = (field: TaskLinkField, organizationId: string, linkedId: string): Promise<void> => rows[field].removeAll(organizationId, linkedId);

@@ -1,10 +1,9 @@
 import { taggedAnswers } from '../../shared/http/record-version';
 import type { StoredRecord } from '../../shared/resources/entity';
-import { deleteRecords } from '../../shared/resources/entity.repository';
-import { batchWriteAll } from '../../shared/storage/paginated-requests';
+import { deleteRecordsAsRead, getRecords } from '../../shared/resources/entity.repository';
 import { KnownRecords, knownRecords } from '../../shared/resources/known-records';
 import type { WriteContext } from '../../shared/write-context';
-import { taskLinkRowDeletes } from './task-link-rows';
+import { removeTaskRowsOf, taskLinkRowDeletes } from './task-link-rows';
 import { clearLink, customerSummary, leadSummary, linkedKeys, taskEntity, tasksNaming } from './task.entity';
 
 /**
@@ -36,20 +35,39 @@ export async function presentTask(organizationId: string, task: StoredRecord, co
   return (await presentTasks(organizationId, [task], context))[0];
 }
 
+/** Tries of a file's tasks that keep changing under its delete's follow-up, before it is left to the sweep. */
+const FILE_TASK_ATTEMPTS = 10;
+
 /**
- * After a file is deleted its tasks go too (resources.md §8), with their rows in the partitions of
- * the leads, customers and parents they name (the file's own go with its partition); tasks elsewhere
- * whose parent was one of them keep existing with `parent_task_id` null. The file's rows find its
- * tasks, and each task's rows its children (task-link-rows.ts).
+ * After a file is deleted its tasks go too (resources.md §8), each with its rows in the partitions
+ * of the leads, customers and parents it names, in one transaction at the version read (the file's
+ * own rows go with its partition); tasks elsewhere whose parent was one of them keep existing with
+ * `parent_task_id` null. The file's rows name every task it had, deleted or not, so a run stopped
+ * half-way is finished by the next (the sweep's): tasks already gone still have their children
+ * unlinked.
  */
 export async function deleteTasksOfFile(organizationId: string, fileId: string): Promise<void> {
-  const { tasks } = await tasksNaming('mortgage_file_id', organizationId, fileId);
-  if (tasks.length === 0) return;
-  const deleted = new Set(tasks.map((task) => task.id));
-  const children = await Promise.all(tasks.map((task) => tasksNaming('parent_task_id', organizationId, task.id)));
-  await deleteRecords(taskEntity, organizationId, [...deleted]);
-  const rows = tasks.flatMap((task) => taskLinkRowDeletes(organizationId, { ...task, mortgage_file_id: null }));
-  await batchWriteAll(rows.map((row) => ({ DeleteRequest: { Key: row.Delete!.Key as Record<string, unknown> } })));
-  const orphans = children.flatMap(({ tasks: naming }) => naming).filter((task) => !deleted.has(task.id));
-  await clearLink(organizationId, orphans.map((task) => task.id), 'parent_task_id');
+  const found = await tasksNaming('mortgage_file_id', organizationId, fileId);
+  const deleted = new Set(found.gone);
+  let tasks = found.tasks;
+  for (let attempt = 1; tasks.length > 0; attempt++) {
+    const changed = await deleteRecordsAsRead(taskEntity, organizationId, tasks, (task) => taskLinkRowDeletes(organizationId, { ...task, mortgage_file_id: null }));
+    for (const task of tasks) if (!changed.includes(task)) deleted.add(task.id);
+    if (changed.length === 0) break;
+    if (attempt >= FILE_TASK_ATTEMPTS) throw new Error("a deleted file's tasks kept changing");
+    // Changed meanwhile: read again; one gone meanwhile still has its children unlinked, one moved out of the file stays.
+    const again = await getRecords(taskEntity, organizationId, changed.map((task) => task.id));
+    const existing = new Set(again.map((task) => task.id));
+    for (const task of changed) if (!existing.has(task.id)) deleted.add(task.id);
+    tasks = again.filter((task) => task.mortgage_file_id === fileId);
+  }
+  // Their children, read once they are gone: a task put under one before its delete is seen here,
+  // one after fails its hold of the parent. Then the rows left in the deleted task's partition go.
+  await Promise.all(
+    [...deleted].map(async (taskId) => {
+      const { tasks: children } = await tasksNaming('parent_task_id', organizationId, taskId);
+      await clearLink(organizationId, children.map((child) => child.id), 'parent_task_id', taskId);
+      await removeTaskRowsOf('parent_task_id', organizationId, taskId);
+    }),
+  );
 }

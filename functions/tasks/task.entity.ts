@@ -1,12 +1,12 @@
 import * as z from 'zod';
-import { ApiError, recordNotFound, validationFailed as invalid } from '../../shared/http/errors';
+import { recordNotFound, validationFailed as invalid } from '../../shared/http/errors';
 import { tagSourceOf, versionOf } from '../../shared/http/record-version';
 import { isUuid, nowIso } from '../../shared/ids';
 import { listValues } from '../../shared/lists/system-lists';
 import { defineEntity, type StoredRecord } from '../../shared/resources/entity';
-import { findRecordIds, getRecord, getRecords, planUpdate, recordFromItem, updateRecord } from '../../shared/resources/entity.repository';
+import { findRecordIds, getRecord, getRecords, planUpdate, recordFromItem } from '../../shared/resources/entity.repository';
 import type { DeleteWork } from '../../shared/resources/delete-work';
-import { VersionConflict, type WriteBatch } from '../../shared/resources/write-batch';
+import { retryOnVersionConflict, VersionConflict, WriteBatch } from '../../shared/resources/write-batch';
 import { knownRecords } from '../../shared/resources/known-records';
 import { entityKeys, keys, type ItemKey } from '../../shared/storage/keys';
 import { batchGetAll, batchWriteAll, itemWithKey } from '../../shared/storage/paginated-requests';
@@ -222,8 +222,12 @@ async function subtreeBelow(organizationId: string, taskId: string): Promise<{ l
   const seen = new Set([taskId]);
   // Deeper than the chain limit is enough to know: the move is refused.
   for (let level = [taskId]; level.length > 0 && levels <= MAX_TASK_DEPTH; ) {
-    const children = (await Promise.all(level.map((id) => taskIdsOfRows('parent_task_id', organizationId, id)))).flat();
-    level = children.filter((id) => !seen.has(id) && (seen.add(id), true));
+    const rows = (await Promise.all(level.map(async (parentId) => (await taskIdsOfRows('parent_task_id', organizationId, parentId)).map((id) => ({ parentId, id }))))).flat();
+    const candidates = rows.filter(({ id }) => !seen.has(id));
+    // A row is only a hint: a task counts while it still names that parent.
+    const read = candidates.length === 0 ? [] : await getRecords(taskEntity, organizationId, [...new Set(candidates.map(({ id }) => id))]);
+    level = read.filter((task) => !seen.has(task.id) && candidates.some(({ parentId, id }) => id === task.id && task.parent_task_id === parentId)).map((task) => task.id);
+    for (const id of level) seen.add(id);
     if (level.length > 0) {
       levels += 1;
       lowest = level;
@@ -292,16 +296,22 @@ async function checkChain(context: WriteContext, parent: StoredRecord, taskId: s
 /** The service's own writes (no key's user, nothing in the write log of a request). */
 const serviceContext = (organizationId: string): WriteContext => ({ organizationId, userId: null });
 
-/** Clears one link of these tasks (each a versioned update, read again when it moved); a task gone meanwhile is skipped. */
-export async function clearLink(organizationId: string, ids: string[], field: 'parent_task_id' | 'lead_id' | 'customer_id'): Promise<void> {
+/**
+ * Clears one link of these tasks while it still names the deleted record `linkedId` (each a
+ * versioned update, read again when it moved): a task linked elsewhere meanwhile keeps its new
+ * link, and a task gone meanwhile is skipped.
+ */
+export async function clearLink(organizationId: string, ids: string[], field: 'parent_task_id' | 'lead_id' | 'customer_id', linkedId: string): Promise<void> {
   await Promise.all(
-    ids.map(async (id) => {
-      try {
-        await updateRecord(taskEntity, serviceContext(organizationId), id, { [field]: null });
-      } catch (error) {
-        if (!isTaskNotFound(error)) throw error;
-      }
-    }),
+    ids.map((id) =>
+      retryOnVersionConflict(async () => {
+        const task = await getRecord(taskEntity, organizationId, id);
+        if (!task || task[field] !== linkedId) return;
+        const batch = new WriteBatch();
+        await planUpdate(taskEntity, serviceContext(organizationId), task, { [field]: null }, batch);
+        await batch.commit();
+      }),
+    ),
   );
 }
 
@@ -317,13 +327,15 @@ const STALE_ROWS_IN_TRANSACTION = 10;
  * the organization's rows are not complete, the task index; each read, so only the tasks that name
  * it now count. `stale`: rows whose task no longer names it (or is gone).
  */
-export async function tasksNaming(field: TaskLinkField, organizationId: string, linkedId: string): Promise<{ tasks: StoredRecord[]; stale: string[] }> {
+export async function tasksNaming(field: TaskLinkField, organizationId: string, linkedId: string): Promise<{ tasks: StoredRecord[]; stale: string[]; gone: string[] }> {
   const [complete, fromRows] = await Promise.all([rowsComplete('task_link_rows', organizationId), taskIdsOfRows(field, organizationId, linkedId)]);
   const fromIndex = complete ? [] : (await findRecordIds(taskEntity, organizationId, { [field]: linkedId })).map((task) => task.id);
   const ids = [...new Set([...fromRows, ...fromIndex])];
-  const tasks = ids.length === 0 ? [] : (await getRecords(taskEntity, organizationId, ids)).filter((task) => task[field] === linkedId);
+  const found = ids.length === 0 ? [] : await getRecords(taskEntity, organizationId, ids);
+  const tasks = found.filter((task) => task[field] === linkedId);
   const naming = new Set(tasks.map((task) => task.id));
-  return { tasks, stale: fromRows.filter((id) => !naming.has(id)) };
+  const existing = new Set(found.map((task) => task.id));
+  return { tasks, stale: fromRows.filter((id) => !naming.has(id)), gone: fromRows.filter((id) => !existing.has(id)) };
 }
 
 /**
@@ -351,7 +363,7 @@ export function tasksUnlinkedOnDelete(field: LinkField): DeleteWork {
 /** Clears `field` of every task that still names the deleted record, and removes its rows left (the sweep that finishes deletes does this too). */
 async function unlinkAllTasks(field: LinkField, organizationId: string, id: string): Promise<void> {
   const { tasks, stale } = await tasksNaming(field, organizationId, id);
-  await clearLink(organizationId, tasks.map((task) => task.id), field);
+  await clearLink(organizationId, tasks.map((task) => task.id), field, id);
   await batchWriteAll(stale.map((taskId) => ({ DeleteRequest: { Key: taskLinkRowDelete(field, organizationId, id, taskId).Delete!.Key as Record<string, unknown> } })));
 }
 
@@ -487,5 +499,3 @@ export const taskEntity = defineEntity({
   deleteWork: [tasksUnlinkedOnDelete('parent_task_id'), ownRowsOnDelete],
 });
 
-/** A 404 of the task, whatever made it one. */
-export const isTaskNotFound = (error: unknown) => error instanceof ApiError && error.status === 404 && error.error === 'Task not found';

@@ -420,27 +420,59 @@ export async function findRecordIds(entity: EntityDefinition, organizationId: st
 }
 
 /**
- * Deletes records that keep nothing else in their partition (no rows, no unique values), for
- * example the tasks of a deleted file: conditional deletes and the counter, up to 99 a transaction;
- * a record deleted meanwhile is left out and the rest written again.
+ * Deletes records that keep nothing else in their partition (no unique values), for example the
+ * tasks of a deleted file, each with `items(record)` (its rows elsewhere) in the same transaction,
+ * conditional on the version read, with the counter; as many a transaction as fit. Returns the
+ * records that changed or went meanwhile (left undeleted): the caller reads them again.
  */
-export async function deleteRecords(entity: EntityDefinition, organizationId: string, ids: string[]): Promise<void> {
-  for (let start = 0; start < ids.length; start += 99) {
-    let pending = ids.slice(start, start + 99);
-    while (pending.length > 0) {
-      const batch = new WriteBatch();
-      for (const id of pending) {
-        batch.add({ Delete: { TableName: getTableName(), Key: entityKeys.record(entity.type, organizationId, id), ConditionExpression: 'attribute_exists(pk)' } });
+export async function deleteRecordsAsRead(
+  entity: EntityDefinition,
+  organizationId: string,
+  records: StoredRecord[],
+  items: (record: StoredRecord) => TransactItem[] = () => [],
+): Promise<StoredRecord[]> {
+  const changed: StoredRecord[] = [];
+  let pending = [...records];
+  while (pending.length > 0) {
+    const chunk: StoredRecord[] = [];
+    let size = 1;
+    for (const record of pending) {
+      const more = 1 + items(record).length;
+      if (chunk.length > 0 && size + more > 100) break;
+      chunk.push(record);
+      size += more;
+    }
+    pending = pending.slice(chunk.length);
+    const batch = new WriteBatch();
+    for (const record of chunk) {
+      const condition = versionCondition(versionOf(record) ?? 0);
+      batch.add({
+        Delete: {
+          TableName: getTableName(),
+          Key: entityKeys.record(entity.type, organizationId, record.id),
+          ConditionExpression: condition.expression,
+          ExpressionAttributeNames: condition.names,
+          ...(Object.keys(condition.values).length > 0 ? { ExpressionAttributeValues: condition.values } : {}),
+        },
+      });
+      batch.addAll(items(record));
+    }
+    batch.add(counterUpdate(entity, organizationId, -chunk.length));
+    try {
+      await batch.commit();
+    } catch (error) {
+      if (!(error instanceof TransactionConditionFailed)) throw error;
+      // Changed meanwhile: those are the caller's to read again; the others are tried again at once.
+      const failed = new Set(error.failedIndexes);
+      if (failed.size === 0) throw error;
+      let index = 0;
+      const again: StoredRecord[] = [];
+      for (const record of chunk) {
+        (failed.has(index) ? changed : again).push(record);
+        index += 1 + items(record).length;
       }
-      batch.add(counterUpdate(entity, organizationId, -pending.length));
-      try {
-        await batch.commit();
-        pending = [];
-      } catch (error) {
-        if (!(error instanceof TransactionConditionFailed)) throw error;
-        const gone = new Set(error.failedIndexes);
-        pending = pending.filter((_, index) => !gone.has(index));
-      }
+      pending = [...again, ...pending];
     }
   }
+  return changed;
 }

@@ -1,4 +1,4 @@
-import { DeleteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getDocumentClient } from '../../shared/storage/dynamo-client';
 import { entityKeys, keys } from '../../shared/storage/keys';
 import { fileFixtures, MISSING_ID, type Tenant } from '../support/file-fixtures';
@@ -174,6 +174,25 @@ describe('file contacts', () => {
     // No link, no guard of the file and no row of the contact is left.
     expect((await rowsOf(entityKeys.record('MORTGAGE_FILE', tenant.organizationId, file.id).pk)).filter((sk) => sk.startsWith('FILE_CONTACT'))).toEqual([]);
     expect(await rowsOf(entityKeys.record('CONTACT', tenant.organizationId, contact.id).pk)).toEqual([]);
+  });
+
+  test('a contact\'s delete while the links\' index still shows a link removed since, in the role of a newer link: each item is deleted once (no 500)', async () => {
+    const tenant = await runtime.organization();
+    const file = await newFile(tenant);
+    const contact = await newContact(tenant);
+    const removed = (await runtime.request('POST', links(file.id), { key: tenant.apiKey, body: { contact_id: contact.id } })).body;
+    expect((await runtime.request('DELETE', `${links(file.id)}/${removed.id}`, { key: tenant.apiKey })).status).toBe(200);
+    await runtime.request('POST', links(file.id), { key: tenant.apiKey, body: { contact_id: contact.id } });
+    // The index still shows the removed link, as it may for a moment on AWS (an item of its own in gsi2 stands for it).
+    await getDocumentClient().send(
+      new PutCommand({
+        TableName: runtime.tableName,
+        Item: { pk: `LAGGING#${removed.id}`, sk: 'LAGGING', gsi2pk: `ORG#${tenant.organizationId}#CONTACT#${contact.id}#FILE_LINKS`, gsi2sk: `${file.id}#${removed.id}`, id: removed.id, mortgage_file_id: file.id, role: removed.role },
+      }),
+    );
+    expect((await runtime.request('DELETE', `/contacts/${contact.id}`, { key: tenant.apiKey })).status).toBe(200);
+    expect((await runtime.request('GET', links(file.id), { key: tenant.apiKey })).body).toEqual({ data: [], count: 0 });
+    await getDocumentClient().send(new DeleteCommand({ TableName: runtime.tableName, Key: { pk: `LAGGING#${removed.id}`, sk: 'LAGGING' } }));
   });
 
   test('a file\'s delete takes its links\' rows out of their contacts\' partitions; the contact keeps its rows of other files, and its delete still takes those links', async () => {

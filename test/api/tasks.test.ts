@@ -1,4 +1,4 @@
-import { DeleteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { DELETE_FOLLOW_UPS } from '../../functions/scheduler-target/delete-follow-ups';
 import { handler as schedulerTarget } from '../../functions/scheduler-target/handler';
 import { MORTGAGE_FILE_TYPE } from '../../functions/mortgage-files/file-rows';
@@ -13,7 +13,7 @@ import { WriteBatch } from '../../shared/resources/write-batch';
 import { taskEntity } from '../../functions/tasks/task.entity';
 import { contactEntity } from '../../functions/contacts/contact.entity';
 import { customerEntity } from '../../functions/customers/customer.entity';
-import { failingFirstCallAfterCommit, failingOneCall, useTestRuntime, type TestRuntime } from '../support/test-runtime';
+import { beforeCall, failingFirstCallAfterCommit, failingOneCall, useTestRuntime, type TestRuntime } from '../support/test-runtime';
 
 /**
  * Tasks (spec §2, §3, §4, §7, §8; resources.md §8): fields and defaults, `done`, completion
@@ -726,6 +726,72 @@ describe('resources.md §8: links cleared by a delete hold under concurrent writ
         expect({ round, field, left: (await call(tenant, 'GET', `/tasks?${field}=${id}`)).body.count }).toEqual({ round, field, left: 0 });
       }
     }
+  });
+});
+
+describe('resources.md §8: a file\'s tasks deleted after it, under concurrent writes and stops', () => {
+  const taskRowsIn = async (pk: string) =>
+    ((await getDocumentClient().send(new QueryCommand({ TableName: getTableName(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)', ExpressionAttributeValues: { ':pk': pk, ':prefix': 'TASK#' }, ConsistentRead: true }))).Items ?? []).map((row) => row.sk);
+
+  test('a follow-up stopped after the file\'s tasks are deleted is finished by the sweep: their children elsewhere are unlinked, no row is left', async () => {
+    const tenant = await runtime.organization();
+    const file = await createFile(tenant);
+    const lead = (await call(tenant, 'POST', '/leads', { first_name: 'Noa' }, 201)).body;
+    const fileTask = await createTask(tenant, { title: 'Of the file', mortgage_file_id: file.id, lead_id: lead.id });
+    const child = await createTask(tenant, { title: 'Child elsewhere', parent_task_id: fileTask.id });
+    // The read of the deleted task's children (its partition's rows) fails: the follow-up stops there.
+    await failingOneCall([`TASK#${fileTask.id}`, '":prefix":"TASK#"'], async (fired) => {
+      expect((await call(tenant, 'DELETE', `/mortgage-files/${file.id}`)).status).toBe(200);
+      expect(fired()).toBe(true);
+    });
+    await call(tenant, 'GET', `/tasks/${fileTask.id}`, undefined, 404);
+    // Deleted with its rows: its lead holds none.
+    expect(await taskRowsIn(keys.lead(tenant.organizationId, lead.id).pk)).toEqual([]);
+    expect((await call(tenant, 'GET', `/tasks/${child.id}`, undefined, 200)).body.parent_task_id).toBe(fileTask.id);
+    expect(await finishUnfinishedDeletes(DELETE_FOLLOW_UPS, 0)).toBe(1);
+    expect((await call(tenant, 'GET', `/tasks/${child.id}`, undefined, 200)).body.parent_task_id).toBeNull();
+    expect(await taskRowsIn(entityKeys.record('TASK', tenant.organizationId, fileTask.id).pk)).toEqual([]);
+  });
+
+  test('a task put under one of the file\'s tasks while the follow-up deletes them is unlinked; one moved away from under it keeps its new parent', async () => {
+    const tenant = await runtime.organization();
+    const file = await createFile(tenant);
+    const fileTask = await createTask(tenant, { title: 'Of the file', mortgage_file_id: file.id });
+    const leaving = await createTask(tenant, { title: 'Leaving', parent_task_id: fileTask.id });
+    const arriving = await createTask(tenant, { title: 'Arriving' });
+    const elsewhere = await createTask(tenant, { title: 'Elsewhere' });
+    const moves: number[] = [];
+    // Right before the transaction that deletes the file's task: one task moves under it, another away.
+    await beforeCall(
+      ['TransactItems', `TASK#${fileTask.id}`, '"Delete"'],
+      async () => {
+        moves.push((await call(tenant, 'PATCH', `/tasks/${arriving.id}`, { parent_task_id: fileTask.id })).status);
+        moves.push((await call(tenant, 'PATCH', `/tasks/${leaving.id}`, { parent_task_id: elsewhere.id })).status);
+      },
+      async (fired) => {
+        expect((await call(tenant, 'DELETE', `/mortgage-files/${file.id}`)).status).toBe(200);
+        expect(fired()).toBe(true);
+      },
+    );
+    expect(moves).toEqual([200, 200]);
+    await call(tenant, 'GET', `/tasks/${fileTask.id}`, undefined, 404);
+    expect((await call(tenant, 'GET', `/tasks/${arriving.id}`, undefined, 200)).body.parent_task_id).toBeNull();
+    expect((await call(tenant, 'GET', `/tasks/${leaving.id}`, undefined, 200)).body.parent_task_id).toBe(elsewhere.id);
+    expect(await taskRowsIn(entityKeys.record('TASK', tenant.organizationId, fileTask.id).pk)).toEqual([]);
+  });
+
+  test('a row whose task no longer names that parent (as a backfill racing a move can leave) does not count in a moved subtree', async () => {
+    const tenant = await runtime.organization();
+    const moving = await createTask(tenant, { title: 'Moving' });
+    const target = await createTask(tenant, { title: 'Target' });
+    // A stale row: the target under the moving task, which it is not.
+    await getDocumentClient().send(
+      new PutCommand({
+        TableName: getTableName(),
+        Item: { ...entityKeys.childRow('TASK', tenant.organizationId, moving.id, 'TASK', target.id), entity: 'task_link', organization_id: tenant.organizationId, task_id: target.id, field: 'parent_task_id' },
+      }),
+    );
+    expect((await call(tenant, 'PATCH', `/tasks/${moving.id}`, { parent_task_id: target.id }, 200)).body.parent_task_id).toBe(target.id);
   });
 });
 
