@@ -1,6 +1,6 @@
 import { taggedAnswers } from '../../shared/http/record-version';
 import type { StoredRecord } from '../../shared/resources/entity';
-import { deleteRecordsAsRead, getRecords } from '../../shared/resources/entity.repository';
+import { deleteRecordsAsRead, findRecordIds, getRecords } from '../../shared/resources/entity.repository';
 import { KnownRecords, knownRecords } from '../../shared/resources/known-records';
 import type { WriteContext } from '../../shared/write-context';
 import { removeTaskRowsOf, taskLinkRowDeletes } from './task-link-rows';
@@ -47,7 +47,10 @@ const FILE_TASK_ATTEMPTS = 10;
  * unlinked.
  */
 export async function deleteTasksOfFile(organizationId: string, fileId: string): Promise<void> {
-  const found = await tasksNaming('mortgage_file_id', organizationId, fileId);
+  // While the organization's task rows are not complete: its task index, read once for the file and every parent.
+  let index: ReturnType<typeof findRecordIds> | undefined;
+  const indexOnce = () => (index ??= findRecordIds(taskEntity, organizationId));
+  const found = await tasksNaming('mortgage_file_id', organizationId, fileId, indexOnce);
   const deleted = new Set(found.gone);
   let tasks = found.tasks;
   for (let attempt = 1; tasks.length > 0; attempt++) {
@@ -65,7 +68,7 @@ export async function deleteTasksOfFile(organizationId: string, fileId: string):
   // one after fails its hold of the parent. Then the rows left in the deleted task's partition go.
   await Promise.all(
     [...deleted].map(async (taskId) => {
-      const { tasks: children } = await tasksNaming('parent_task_id', organizationId, taskId);
+      const { tasks: children } = await tasksNaming('parent_task_id', organizationId, taskId, indexOnce);
       await clearLink(organizationId, children.map((child) => child.id), 'parent_task_id', taskId);
       await removeTaskRowsOf('parent_task_id', organizationId, taskId);
     }),

@@ -325,11 +325,18 @@ const STALE_ROWS_IN_TRANSACTION = 10;
 /**
  * The tasks that name the record as `field`, from the record's rows (task-link-rows.ts) and, while
  * the organization's rows are not complete, the task index; each read, so only the tasks that name
- * it now count. `stale`: rows whose task no longer names it (or is gone).
+ * it now count. `stale`: rows whose task no longer names it (or is gone); `gone`: rows whose task
+ * is gone. `index`: the organization's task index, when the caller reads it once for many records.
  */
-export async function tasksNaming(field: TaskLinkField, organizationId: string, linkedId: string): Promise<{ tasks: StoredRecord[]; stale: string[]; gone: string[] }> {
+export async function tasksNaming(
+  field: TaskLinkField,
+  organizationId: string,
+  linkedId: string,
+  index?: () => Promise<Array<{ id: string; filters: Record<string, unknown> }>>,
+): Promise<{ tasks: StoredRecord[]; stale: string[]; gone: string[] }> {
   const [complete, fromRows] = await Promise.all([rowsComplete('task_link_rows', organizationId), taskIdsOfRows(field, organizationId, linkedId)]);
-  const fromIndex = complete ? [] : (await findRecordIds(taskEntity, organizationId, { [field]: linkedId })).map((task) => task.id);
+  const indexed = complete ? [] : index ? (await index()).filter((task) => task.filters[field] === linkedId) : await findRecordIds(taskEntity, organizationId, { [field]: linkedId });
+  const fromIndex = indexed.map((task) => task.id);
   const ids = [...new Set([...fromRows, ...fromIndex])];
   const found = ids.length === 0 ? [] : await getRecords(taskEntity, organizationId, ids);
   const tasks = found.filter((task) => task[field] === linkedId);

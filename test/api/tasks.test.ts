@@ -780,6 +780,21 @@ describe('resources.md §8: a file\'s tasks deleted after it, under concurrent w
     expect(await taskRowsIn(entityKeys.record('TASK', tenant.organizationId, fileTask.id).pk)).toEqual([]);
   });
 
+  test('in an organization whose tasks predate their rows, a file\'s delete finds its tasks and their children on the index', async () => {
+    const tenant = await runtime.organization();
+    const file = await createFile(tenant);
+    const fileTask = await createTask(tenant, { title: 'Of the file', mortgage_file_id: file.id });
+    const child = await createTask(tenant, { title: 'Child elsewhere', parent_task_id: fileTask.id });
+    // As written before the rows existed: no rows, not marked complete.
+    for (const [type, id, taskId] of [['MORTGAGE_FILE', file.id, fileTask.id], ['TASK', fileTask.id, child.id]]) {
+      await getDocumentClient().send(new DeleteCommand({ TableName: getTableName(), Key: entityKeys.childRow(type, tenant.organizationId, id, 'TASK', taskId) }));
+    }
+    await getDocumentClient().send(new DeleteCommand({ TableName: getTableName(), Key: rowsCompleteKey('task_link_rows', tenant.organizationId) }));
+    await call(tenant, 'DELETE', `/mortgage-files/${file.id}`, undefined, 200);
+    await call(tenant, 'GET', `/tasks/${fileTask.id}`, undefined, 404);
+    expect((await call(tenant, 'GET', `/tasks/${child.id}`, undefined, 200)).body.parent_task_id).toBeNull();
+  });
+
   test('a row whose task no longer names that parent (as a backfill racing a move can leave) does not count in a moved subtree', async () => {
     const tenant = await runtime.organization();
     const moving = await createTask(tenant, { title: 'Moving' });
