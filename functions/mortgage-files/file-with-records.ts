@@ -8,6 +8,7 @@ import {
   planPartCreate,
   planPartUpdate,
   presentParts,
+  readFamily,
   requireFamily,
   siblingsOf,
   type Family,
@@ -305,42 +306,55 @@ export async function createFileWithRecords(context: WriteContext, body: Body): 
  * its borrower). One more write sets them from the borrowers that were written: `customer_id` is
  * the main one's customer among them, or null (resources.md §5). A `customer_id` sent that was also
  * a borrower's was held by that borrower's write alone: this write holds it, and when it is gone (a
- * delete that read before the file was written) the file names no customer. Should that write fail
- * too, the answer is the file as stored.
+ * delete that read before the file was written) the file names no customer. The write is
+ * conditional on the version the create's own writes left: another write of the file meanwhile (a
+ * borrower added by a client that saw the file's event) makes it read the file again and settle
+ * from what is stored, leaving a `customer_id` that write changed as it is. Should it fail anyway,
+ * the answer is the file as the create wrote it.
  */
 async function settleAfterFailedBorrowers(saved: Family, named: string | undefined): Promise<Family> {
-  const written = siblingsOf(saved, borrowerPart);
-  const customerId = ((named ? saved.parent.customer_id : mainBorrowerOf(written)?.customer_id) ?? null) as string | null;
-  const unheld = typeof customerId === 'string' && named !== undefined && !written.some((borrower) => borrower.customer_id === customerId);
-  try {
-    return await settleFile(saved, customerId, unheld);
-  } catch (error) {
-    if (error instanceof CustomerGone) {
+  const created = (saved.parent.customer_id ?? null) as string | null;
+  let family: Family = { ...saved, fresh: false };
+  for (let attempt = 1; ; attempt++) {
+    const written = siblingsOf(family, borrowerPart);
+    const stored = (family.parent.customer_id ?? null) as string | null;
+    const customerId = stored !== created ? stored : (((named ? created : mainBorrowerOf(written)?.customer_id) ?? null) as string | null);
+    const unheld = typeof customerId === 'string' && customerId === named && !written.some((borrower) => borrower.customer_id === customerId);
+    try {
       try {
-        return await settleFile(saved, null, false);
-      } catch (again) {
-        error = again;
+        return await settleFile(family, customerId, unheld);
+      } catch (error) {
+        if (!(error instanceof CustomerGone)) throw error;
+        return await settleFile(family, null, false);
       }
+    } catch (error) {
+      if (error instanceof VersionConflict && attempt < WRITE_ATTEMPTS) {
+        const again = await readFamily(mortgageFileEntity, saved.parent.organization_id, saved.parent.id).catch(() => undefined);
+        if (again) {
+          family = again;
+          continue;
+        }
+      }
+      getLogger().error('a new file keeps the attributes of a borrower that was not written', { error_name: (error as Error)?.name });
+      return saved;
     }
-    getLogger().error('a new file keeps the attributes of a borrower that was not written', { error_name: (error as Error)?.name });
-    return saved;
   }
 }
 
 class CustomerGone extends Error {}
 
-/** The file's attributes from its written borrowers, with `customer_id` (held when `hold`). */
-async function settleFile(saved: Family, customerId: string | null, hold: boolean): Promise<Family> {
-  const parent = withInternals(withVersion({ ...saved.parent, customer_id: customerId }, versionOf(saved.parent) ?? 1), { ...internalsOf(saved.parent) });
-  const settled: Family = { parent, parts: saved.parts, fresh: true };
-  const organizationId = saved.parent.organization_id;
+/** The file's attributes from its written borrowers, with `customer_id` (held when `hold`), at the version read. */
+async function settleFile(family: Family, customerId: string | null, hold: boolean): Promise<Family> {
+  const parent = withInternals(withVersion({ ...family.parent, customer_id: customerId }, versionOf(family.parent) ?? 1), { ...internalsOf(family.parent) });
+  const settled: Family = { parent, parts: family.parts };
+  const organizationId = family.parent.organization_id;
   const batch = new WriteBatch();
   parentVersionUpdate(borrowerPart, settled, batch, { customer_id: customerId });
   if (hold && customerId) holdRecord(customerEntity, organizationId, customerId, batch, () => new CustomerGone());
   // The row the file's create put for a customer it no longer names (one that was never written, or is gone).
-  const previous = saved.parent.customer_id;
-  if (typeof previous === 'string' && previous !== customerId && !siblingsOf(saved, borrowerPart).some((borrower) => borrower.customer_id === previous)) {
-    batch.add(customerFileLinkDelete(organizationId, previous, saved.parent.id));
+  const previous = family.parent.customer_id;
+  if (typeof previous === 'string' && previous !== customerId && !siblingsOf(family, borrowerPart).some((borrower) => borrower.customer_id === previous)) {
+    batch.add(customerFileLinkDelete(organizationId, previous, family.parent.id));
   }
   await batch.commit();
   return settled;

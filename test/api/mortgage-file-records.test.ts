@@ -1126,6 +1126,35 @@ describe('resources.md §3, §5, §11: a customer\'s files', () => {
     expect((await customerFileRows(tenant)).map((row) => row.customer_id)).toEqual([]);
   });
 
+  test('a borrower added to a new file while the create settles after a failed borrower: the file keeps the added borrower in its customers and search', async () => {
+    const tenant = await runtime.organization();
+    const doomed = (await call(tenant, 'POST', '/customers', { first_name: 'Doomed', last_name: 'Borrower' })).body;
+    let fileId: string | undefined;
+    const created = await beforeCall(
+      ['TransactItems', `CUSTOMER#${doomed.id}`],
+      async () => {
+        // Right before the second borrower's write: its customer goes, and a client adds a third borrower to the file.
+        expect((await call(tenant, 'DELETE', `/customers/${doomed.id}`)).status).toBe(200);
+        const { data } = (await call(tenant, 'GET', '/mortgage-files')).body;
+        fileId = data[0].id;
+        expect((await call(tenant, 'POST', `/mortgage-files/${fileId}/borrowers`, { first_name: 'Added', last_name: 'Meanwhile' })).status).toBe(201);
+      },
+      async (fired) => {
+        const answer = await call(tenant, 'POST', '/mortgage-files', { borrowers: [{ first_name: 'Dana', last_name: 'Cohen' }, { customer_id: doomed.id }] });
+        expect(fired()).toBe(true);
+        return answer;
+      },
+    );
+    expect([created.status, created.body.id, created.body.child_errors]).toEqual([201, fileId, ['borrower_write_failed']]);
+    const stored = (await call(tenant, 'GET', `/mortgage-files/${fileId}`)).body;
+    const added = stored.borrowers.find((borrower: Body) => borrower.first_name === 'Added');
+    expect(stored.borrowers.map((borrower: Body) => borrower.first_name)).toEqual(['Dana', 'Added']);
+    expect(stored.customer_id).toBe(stored.borrowers[0].customer_id);
+    expect((await call(tenant, 'GET', `/mortgage-files?customer_id=${added.customer_id}`)).body.count).toBe(1);
+    expect((await call(tenant, 'GET', '/mortgage-files?search=Meanwhile')).body.count).toBe(1);
+    expect((await call(tenant, 'GET', '/mortgage-files?search=Doomed')).body.count).toBe(0);
+  });
+
   test('DELETE /mortgage-files/{id} removes its borrowers, incomes and other records; the customers remain', async () => {
     const tenant = await runtime.organization();
     const file = await createFile(tenant, {
