@@ -1,6 +1,6 @@
 import { getTableName } from '../../shared/storage/dynamo-client';
 import { entityKeys } from '../../shared/storage/keys';
-import { batchWriteAll, queryAll } from '../../shared/storage/paginated-requests';
+import { batchDeleteAll, queryAll } from '../../shared/storage/paginated-requests';
 import type { TransactItem } from '../../shared/storage/transactions';
 import type { DeleteWork } from '../../shared/resources/delete-work';
 import { referrerRows } from '../../shared/resources/referrer-rows';
@@ -80,13 +80,12 @@ export async function deleteContactRowsOfFile(organizationId: string, fileId: st
     ConsistentRead: true,
   });
   const rows = links.map((link) => contactLinkRowDelete(organizationId, link as Record<string, unknown> & { id: string }));
-  await batchWriteAll(rows.map((item) => ({ DeleteRequest: { Key: item.Delete!.Key as Record<string, unknown> } })));
+  await batchDeleteAll(rows);
 }
 
 /** Removes every file link of a contact (and its guard): what remains of them after the contact's delete. */
 export async function deleteContactLinks(organizationId: string, contactId: string): Promise<void> {
-  const deletes = await contactLinkDeletes(organizationId, contactId);
-  await batchWriteAll(deletes.map((item) => ({ DeleteRequest: { Key: item.Delete!.Key as Record<string, unknown> } })));
+  await batchDeleteAll(await contactLinkDeletes(organizationId, contactId));
 }
 
 /** Deletes of file links that fit the contact's own transaction (DynamoDB: 100 items; the delete, its counter and the log take 3). */

@@ -321,12 +321,7 @@ async function settleAfterFailedBorrowers(saved: Family, named: string | undefin
     const customerId = stored !== created ? stored : (((named ? created : mainBorrowerOf(written)?.customer_id) ?? null) as string | null);
     const unheld = typeof customerId === 'string' && customerId === named && !written.some((borrower) => borrower.customer_id === customerId);
     try {
-      try {
-        return await settleFile(family, customerId, unheld);
-      } catch (error) {
-        if (!(error instanceof CustomerGone)) throw error;
-        return await settleFile(family, null, false);
-      }
+      return await settleFile(family, customerId, unheld);
     } catch (error) {
       if (error instanceof VersionConflict && attempt < WRITE_ATTEMPTS) {
         const again = await readFamily(mortgageFileEntity, saved.parent.organization_id, saved.parent.id).catch(() => undefined);
@@ -343,8 +338,20 @@ async function settleAfterFailedBorrowers(saved: Family, named: string | undefin
 
 class CustomerGone extends Error {}
 
-/** The file's attributes from its written borrowers, with `customer_id` (held when `hold`), at the version read. */
+/**
+ * The file's attributes from its written borrowers, with `customer_id` (held when `hold`), at the
+ * version read; a held customer that is gone leaves the file naming none.
+ */
 async function settleFile(family: Family, customerId: string | null, hold: boolean): Promise<Family> {
+  try {
+    return await settleFileAs(family, customerId, hold);
+  } catch (error) {
+    if (!(error instanceof CustomerGone)) throw error;
+    return settleFileAs(family, null, false);
+  }
+}
+
+async function settleFileAs(family: Family, customerId: string | null, hold: boolean): Promise<Family> {
   const parent = withInternals(withVersion({ ...family.parent, customer_id: customerId }, versionOf(family.parent) ?? 1), { ...internalsOf(family.parent) });
   const settled: Family = { parent, parts: family.parts };
   const organizationId = family.parent.organization_id;

@@ -258,9 +258,12 @@ export const mortgageFileEntity = defineEntity({
       },
     ];
   },
-  async beforeDelete(record, _context, batch) {
-    batch.add({ Delete: { TableName: getTableName(), Key: fileIdPointerKey(record.id) } });
-    for (const customerId of customersNamed(record)) batch.add(customerFileLinkDelete(record.organization_id, customerId, record.id));
+  /** Its id pointer and its rows in its customers' partitions go with it. */
+  deleteItems(record) {
+    return [
+      { Delete: { TableName: getTableName(), Key: fileIdPointerKey(record.id) } },
+      ...[...customersNamed(record)].map((customerId) => customerFileLinkDelete(record.organization_id, customerId, record.id)),
+    ];
   },
   /** A status change: its history row, its note and its timeline row; a new assignee: its timeline row (resources.md §5, §9.6). */
   changeItems(before, after, input, context) {

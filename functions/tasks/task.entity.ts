@@ -9,7 +9,7 @@ import type { DeleteWork } from '../../shared/resources/delete-work';
 import { retryOnVersionConflict, VersionConflict, WriteBatch } from '../../shared/resources/write-batch';
 import { knownRecords } from '../../shared/resources/known-records';
 import { entityKeys, keys, type ItemKey } from '../../shared/storage/keys';
-import { batchGetAll, batchWriteAll, itemWithKey } from '../../shared/storage/paginated-requests';
+import { batchDeleteAll, batchGetAll, itemWithKey } from '../../shared/storage/paginated-requests';
 import { rowsComplete } from '../../shared/storage/rows-complete';
 import { dateTimeInput } from '../../shared/validation/date-time';
 import { emptyToNull, FREE_TEXT_MAX, listValue, recordId, text, TITLE_MAX } from '../../shared/validation/fields';
@@ -371,17 +371,8 @@ export function tasksUnlinkedOnDelete(field: LinkField): DeleteWork {
 async function unlinkAllTasks(field: LinkField, organizationId: string, id: string): Promise<void> {
   const { tasks, stale } = await tasksNaming(field, organizationId, id);
   await clearLink(organizationId, tasks.map((task) => task.id), field, id);
-  await batchWriteAll(stale.map((taskId) => ({ DeleteRequest: { Key: taskLinkRowDelete(field, organizationId, id, taskId).Delete!.Key as Record<string, unknown> } })));
+  await batchDeleteAll(stale.map((taskId) => taskLinkRowDelete(field, organizationId, id, taskId)));
 }
-
-/** A task's delete takes its rows in the partitions of the records it names, in its own transaction. */
-const ownRowsOnDelete: DeleteWork = {
-  async plan(record, context, batch) {
-    batch.addAll(taskLinkRowDeletes(context.organizationId, record as StoredRecord & { id: string }));
-    return false;
-  },
-  rest: async () => undefined,
-};
 
 /** Active users among the ids, in the order given, each once. */
 const activeAmong = (ids: string[], active: Set<string>) => [...new Set(ids)].filter((id) => active.has(id));
@@ -502,7 +493,9 @@ export const taskEntity = defineEntity({
     if (!fileId || after.status !== 'completed' || before.status === 'completed') return rows;
     return [timelinePut(context.organizationId, fileId, 'task_completed', { task_id: after.id }, context.userId, after.updated_at), ...rows];
   },
-  // Its children stay, with parent_task_id null (resources.md §8); its own rows go.
-  deleteWork: [tasksUnlinkedOnDelete('parent_task_id'), ownRowsOnDelete],
+  /** Its rows in the partitions of the records it names go with it. */
+  deleteItems: (record, context) => taskLinkRowDeletes(context.organizationId, record),
+  // Its children stay, with parent_task_id null (resources.md §8).
+  deleteWork: [tasksUnlinkedOnDelete('parent_task_id')],
 });
 

@@ -8,6 +8,7 @@ import { getLogger } from '../logger';
 import { getDocumentClient, getTableName } from '../storage/dynamo-client';
 import { entityKeys } from '../storage/keys';
 import { batchGetAll, batchWriteAll, itemKeyOf, queryAll, queryOffsetPage } from '../storage/paginated-requests';
+import { TRANSACTION_ITEMS_MAX } from '../storage/transaction-limit';
 import { TransactionConditionFailed, type TransactItem } from '../storage/transactions';
 import type { WriteContext } from '../write-context';
 import { planDeleteWork, restOf, type DeleteWork } from './delete-work';
@@ -378,6 +379,7 @@ export async function deleteRecord(entity: EntityDefinition, context: WriteConte
     await assertEntityPrecondition(entity, context, current);
     const batch = new WriteBatch();
     [, left] = await Promise.all([entity.beforeDelete?.(current, context, batch), planDeleteWork(entity.deleteWork ?? [], current, context, batch)]);
+    batch.addAll(entity.deleteItems?.(current, context) ?? []);
     const { onConditionFailed, ...condition } = versionedWrite(context, seenVersion);
     batch
       .add({ Delete: { TableName: getTableName(), Key: entityKeys.record(entity.type, context.organizationId, id), ...condition } }, onConditionFailed)
@@ -432,13 +434,15 @@ export async function deleteRecordsAsRead(
   items: (record: StoredRecord) => TransactItem[] = () => [],
 ): Promise<StoredRecord[]> {
   const changed: StoredRecord[] = [];
+  const extra = new Map(records.map((record) => [record, items(record)]));
   let pending = [...records];
   while (pending.length > 0) {
     const chunk: StoredRecord[] = [];
+    // The counter's update is one item too.
     let size = 1;
     for (const record of pending) {
-      const more = 1 + items(record).length;
-      if (chunk.length > 0 && size + more > 100) break;
+      const more = 1 + extra.get(record)!.length;
+      if (chunk.length > 0 && size + more > TRANSACTION_ITEMS_MAX) break;
       chunk.push(record);
       size += more;
     }
@@ -455,7 +459,7 @@ export async function deleteRecordsAsRead(
           ...(Object.keys(condition.values).length > 0 ? { ExpressionAttributeValues: condition.values } : {}),
         },
       });
-      batch.addAll(items(record));
+      batch.addAll(extra.get(record)!);
     }
     batch.add(counterUpdate(entity, organizationId, -chunk.length));
     try {
@@ -469,7 +473,7 @@ export async function deleteRecordsAsRead(
       const again: StoredRecord[] = [];
       for (const record of chunk) {
         (failed.has(index) ? changed : again).push(record);
-        index += 1 + items(record).length;
+        index += 1 + extra.get(record)!.length;
       }
       pending = [...again, ...pending];
     }

@@ -67,7 +67,9 @@ export interface EntityDefinition {
   createItems?(record: StoredRecord, context: WriteContext): TransactItem[];
   /** Rows written in an update's transaction, from the record before and after (for example a status history row). */
   changeItems?(before: StoredRecord, after: StoredRecord, input: Record<string, unknown>, context: WriteContext): TransactItem[];
-  /** Checks of a delete (throw to refuse it) and the items it adds to the delete's transaction (`batch`). */
+  /** Rows removed in the delete's transaction, from the record (for example its rows in other records' partitions). */
+  deleteItems?(record: StoredRecord, context: WriteContext): TransactItem[];
+  /** Checks of a delete that read (throw to refuse it) and the items they add to the delete's transaction (`batch`). */
   beforeDelete?(record: StoredRecord, context: WriteContext, batch: WriteBatch): Promise<void>;
   /** What the delete does to records elsewhere that name the deleted one (unlinked, or deleted with it): in its transaction as far as it fits, the rest after it (delete-work.ts). */
   deleteWork?: readonly DeleteWork[];

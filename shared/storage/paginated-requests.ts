@@ -1,6 +1,7 @@
 import { BatchGetCommand, BatchWriteCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { getDocumentClient, getTableName } from './dynamo-client';
 import type { ItemKey } from './keys';
+import type { TransactItem } from './transactions';
 
 export type Item = Record<string, unknown>;
 
@@ -112,3 +113,8 @@ export const itemKeyOf = (item: Item): ItemKey => ({ pk: item.pk as string, sk: 
 
 /** The item with this key among those a read returned (BatchGetItem answers in no particular order). */
 export const itemWithKey = (items: Item[], key: ItemKey): Item | undefined => items.find((item) => item.pk === key.pk && item.sk === key.sk);
+
+/** The deletes a transaction would make (`{Delete: ...}` items), made outside one, 25 a request. */
+export async function batchDeleteAll(deletes: TransactItem[]): Promise<void> {
+  await batchWriteAll(deletes.map((item) => ({ DeleteRequest: { Key: item.Delete!.Key as Record<string, unknown> } })));
+}

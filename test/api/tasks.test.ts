@@ -36,6 +36,10 @@ async function call(tenant: Tenant | string, method: string, path: string, body?
 }
 const createTask = async (tenant: Tenant, body: Body = {}) => (await call(tenant, 'POST', '/tasks', { title: 'Call the bank', ...body }, 201)).body;
 const createFile = async (tenant: Tenant, body: Body = {}) => (await call(tenant, 'POST', '/mortgage-files', body, 201)).body;
+/** The task rows (task-link-rows.ts) in a record's partition, read straight from the table, in key order. */
+const taskRowsIn = async (pk: string) =>
+  (await getDocumentClient().send(new QueryCommand({ TableName: getTableName(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)', ExpressionAttributeValues: { ':pk': pk, ':prefix': 'TASK#' }, ConsistentRead: true }))).Items ?? [];
+const taskRowKeysIn = async (pk: string) => (await taskRowsIn(pk)).map((row) => row.sk as string);
 const expectInvalid = async (tenant: Tenant, method: string, path: string, body: unknown, field: string) => {
   const response = await call(tenant, method, path, body, 400);
   expect(response.body.details).toContain(field);
@@ -559,11 +563,7 @@ describe('resources.md §8 deletes', () => {
     const parent = await createTask(tenant, { title: 'Parent' });
     const linked = await createTask(tenant, { title: 'Linked', lead_id: lead.id, customer_id: customer.id, parent_task_id: parent.id });
     const fileTask = await createTask(tenant, { title: 'Of the file', mortgage_file_id: file.id, lead_id: lead.id });
-    const rowsIn = async (pk: string) =>
-      ((await getDocumentClient().send(new QueryCommand({ TableName: getTableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk }, ConsistentRead: true }))).Items ?? [])
-        .map((row) => row.sk as string)
-        .filter((sk) => sk.startsWith('TASK#'));
-    expect(await rowsIn(keys.lead(tenant.organizationId, lead.id).pk)).toEqual([`TASK#${linked.id}`, `TASK#${fileTask.id}`].sort());
+    expect(await taskRowKeysIn(keys.lead(tenant.organizationId, lead.id).pk)).toEqual([`TASK#${linked.id}`, `TASK#${fileTask.id}`].sort());
     // Out of the index, as if it lagged: each delete below must still find them.
     const dropFromIndex = async (...ids: string[]) => {
       for (const id of ids) {
@@ -575,7 +575,7 @@ describe('resources.md §8 deletes', () => {
     await call(tenant, 'DELETE', `/mortgage-files/${file.id}`, undefined, 200);
     await call(tenant, 'GET', `/tasks/${fileTask.id}`, undefined, 404);
     // The deleted task's row in its lead's partition went with it.
-    expect(await rowsIn(keys.lead(tenant.organizationId, lead.id).pk)).toEqual([`TASK#${linked.id}`]);
+    expect(await taskRowKeysIn(keys.lead(tenant.organizationId, lead.id).pk)).toEqual([`TASK#${linked.id}`]);
 
     await dropFromIndex(linked.id);
     await call(tenant, 'DELETE', `/leads/${lead.id}`, undefined, 200);
@@ -583,11 +583,11 @@ describe('resources.md §8 deletes', () => {
     await dropFromIndex(linked.id);
     await call(tenant, 'DELETE', `/customers/${customer.id}`, undefined, 200);
     expect((await call(tenant, 'GET', `/tasks/${linked.id}`, undefined, 200)).body).toMatchObject({ customer_id: null, parent_task_id: parent.id });
-    expect(await rowsIn(entityKeys.record('CUSTOMER', tenant.organizationId, customer.id).pk)).toEqual([]);
+    expect(await taskRowKeysIn(entityKeys.record('CUSTOMER', tenant.organizationId, customer.id).pk)).toEqual([]);
     await dropFromIndex(linked.id);
     await call(tenant, 'DELETE', `/tasks/${parent.id}`, undefined, 200);
     expect((await call(tenant, 'GET', `/tasks/${linked.id}`, undefined, 200)).body).toMatchObject({ lead_id: null, customer_id: null, parent_task_id: null });
-    expect(await rowsIn(entityKeys.record('TASK', tenant.organizationId, parent.id).pk)).toEqual([]);
+    expect(await taskRowKeysIn(entityKeys.record('TASK', tenant.organizationId, parent.id).pk)).toEqual([]);
   });
 
   test('a task moved to another lead, customer, parent or file moves its rows; a deleted task takes its rows along', async () => {
@@ -595,10 +595,7 @@ describe('resources.md §8 deletes', () => {
     const [leadA, leadB] = [(await call(tenant, 'POST', '/leads', { first_name: 'A' }, 201)).body, (await call(tenant, 'POST', '/leads', { first_name: 'B' }, 201)).body];
     const [parentA, parentB] = [await createTask(tenant, { title: 'Parent A' }), await createTask(tenant, { title: 'Parent B' })];
     const task = await createTask(tenant, { title: 'Moving', lead_id: leadA.id, parent_task_id: parentA.id });
-    const rowsIn = async (pk: string) =>
-      ((await getDocumentClient().send(new QueryCommand({ TableName: getTableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk }, ConsistentRead: true }))).Items ?? [])
-        .filter((row) => String(row.sk).startsWith('TASK#'))
-        .map((row) => [row.sk, row.task_id, row.field]);
+    const rowsIn = async (pk: string) => (await taskRowsIn(pk)).map((row) => [row.sk, row.task_id, row.field]);
     const leadPk = (id: string) => keys.lead(tenant.organizationId, id).pk;
     const taskPk = (id: string) => entityKeys.record('TASK', tenant.organizationId, id).pk;
     expect(await rowsIn(leadPk(leadA.id))).toEqual([[`TASK#${task.id}`, task.id, 'lead_id']]);
@@ -730,9 +727,6 @@ describe('resources.md §8: links cleared by a delete hold under concurrent writ
 });
 
 describe('resources.md §8: a file\'s tasks deleted after it, under concurrent writes and stops', () => {
-  const taskRowsIn = async (pk: string) =>
-    ((await getDocumentClient().send(new QueryCommand({ TableName: getTableName(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)', ExpressionAttributeValues: { ':pk': pk, ':prefix': 'TASK#' }, ConsistentRead: true }))).Items ?? []).map((row) => row.sk);
-
   test('a follow-up stopped after the file\'s tasks are deleted is finished by the sweep: their children elsewhere are unlinked, no row is left', async () => {
     const tenant = await runtime.organization();
     const file = await createFile(tenant);
@@ -746,11 +740,11 @@ describe('resources.md §8: a file\'s tasks deleted after it, under concurrent w
     });
     await call(tenant, 'GET', `/tasks/${fileTask.id}`, undefined, 404);
     // Deleted with its rows: its lead holds none.
-    expect(await taskRowsIn(keys.lead(tenant.organizationId, lead.id).pk)).toEqual([]);
+    expect(await taskRowKeysIn(keys.lead(tenant.organizationId, lead.id).pk)).toEqual([]);
     expect((await call(tenant, 'GET', `/tasks/${child.id}`, undefined, 200)).body.parent_task_id).toBe(fileTask.id);
     expect(await finishUnfinishedDeletes(DELETE_FOLLOW_UPS, 0)).toBe(1);
     expect((await call(tenant, 'GET', `/tasks/${child.id}`, undefined, 200)).body.parent_task_id).toBeNull();
-    expect(await taskRowsIn(entityKeys.record('TASK', tenant.organizationId, fileTask.id).pk)).toEqual([]);
+    expect(await taskRowKeysIn(entityKeys.record('TASK', tenant.organizationId, fileTask.id).pk)).toEqual([]);
   });
 
   test('a task put under one of the file\'s tasks while the follow-up deletes them is unlinked; one moved away from under it keeps its new parent', async () => {
@@ -777,7 +771,7 @@ describe('resources.md §8: a file\'s tasks deleted after it, under concurrent w
     await call(tenant, 'GET', `/tasks/${fileTask.id}`, undefined, 404);
     expect((await call(tenant, 'GET', `/tasks/${arriving.id}`, undefined, 200)).body.parent_task_id).toBeNull();
     expect((await call(tenant, 'GET', `/tasks/${leaving.id}`, undefined, 200)).body.parent_task_id).toBe(elsewhere.id);
-    expect(await taskRowsIn(entityKeys.record('TASK', tenant.organizationId, fileTask.id).pk)).toEqual([]);
+    expect(await taskRowKeysIn(entityKeys.record('TASK', tenant.organizationId, fileTask.id).pk)).toEqual([]);
   });
 
   test('in an organization whose tasks predate their rows, a file\'s delete finds its tasks and their children on the index', async () => {
