@@ -24,7 +24,7 @@ async function main() {
   process.env.LOG_LEVEL = 'SILENT';
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   const runtime = await startRuntime({
-    port: 0, intakeDirectPort: await freePort(), tableName: 'bench-intake', dynamoDbPort: await freePort(), events: false,
+    port: 0, intakeDirectPort: 0, tableName: 'bench-intake', dynamoDbPort: await freePort(), events: false,
   });
   try {
     const { organization_id } = await admin('org', 'create', '--name', 'Bench');

@@ -63,7 +63,7 @@ async function main() {
 
   const runtime = await startRuntime({
     port: 0,
-    intakeDirectPort: await freePort(),
+    intakeDirectPort: 0,
     tableName: 'bench-webhooks',
     dynamoDbPort: await freePort(),
   });

@@ -4,7 +4,6 @@ import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { startRuntime, type Runtime, type RuntimeOptions } from '../../local/runtime';
 import { localDynamoClient } from '../../local/table';
 import { dynamoEventualTableReads, dynamoRoundTrips } from '../../shared/storage/dynamo-client';
-import { freePort } from './free-port';
 
 export interface TestResponse<T = any> {
   status: number;
@@ -40,8 +39,9 @@ export async function startTestRuntime(overrides: Partial<RuntimeOptions> = {}):
   // Every answer of every test is checked against its operation's documented schema (only documented fields).
   process.env.CHECK_RESPONSES = process.env.CHECK_RESPONSES ?? '1';
   const runtime = await startRuntime({
+    // Both servers bind a port the OS picks as they listen: nothing can take it in between.
     port: 0,
-    intakeDirectPort: await freePort(),
+    intakeDirectPort: 0,
     tableName,
     dynamoDbEndpoint: endpoint,
     sqsEndpoint: process.env.TEST_SQS_ENDPOINT,
