@@ -45,6 +45,15 @@ export async function markRowsComplete(kind: RowKind, organizationId: string, at
 /** Kinds known complete in this process: once complete, rows stay complete (every write keeps them), so it is never read again. */
 const knownComplete = new Set<string>();
 
+/**
+ * Forgets what this process knows of an organization's rows of `kind`, so the next reader reads
+ * the item again. Nothing in the service needs it (rows once complete stay complete); tests that
+ * make an organization look older than its rows (deleting the item) do.
+ */
+export function forgetRowsComplete(kind: RowKind, organizationId: string): void {
+  knownComplete.delete(`${kind}#${organizationId}`);
+}
+
 /** Whether an organization's rows of `kind` are complete (read consistently until it is). */
 export async function rowsComplete(kind: RowKind, organizationId: string): Promise<boolean> {
   const name = `${kind}#${organizationId}`;

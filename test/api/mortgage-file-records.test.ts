@@ -4,7 +4,7 @@ import { localLambdaContext } from '../../local/lambda-context';
 import { finishUnfinishedRenames } from '../../functions/mortgage-files/borrower-names';
 import { getDocumentClient } from '../../shared/storage/dynamo-client';
 import { entityKeys } from '../../shared/storage/keys';
-import { rowsCompleteKey } from '../../shared/storage/rows-complete';
+import { makeRowsIncomplete } from '../support/rows-incomplete';
 import { beforeCall, failingFirstCallAfterCommit, failingOneCall, useTestRuntime, type TestRuntime } from '../support/test-runtime';
 
 /**
@@ -976,7 +976,7 @@ describe('resources.md §3, §5, §11: a customer\'s files', () => {
     };
     // As written before the rows existed: no rows, not marked complete.
     await dropRows();
-    await getDocumentClient().send(new DeleteCommand({ TableName: runtime.tableName, Key: rowsCompleteKey('customer_file_rows', tenant.organizationId) }));
+    await makeRowsIncomplete('customer_file_rows', tenant.organizationId);
     expect((await call(tenant, 'DELETE', `/customers/${customer.id}`)).status).toBe(409);
 
     const backfill = await runtime.admin<Record<string, unknown>>('customer', 'backfill-file-rows', '--org', tenant.organizationId);

@@ -7,7 +7,7 @@ import { localLambdaContext } from '../../local/lambda-context';
 import { finishUnfinishedDeletes } from '../../shared/resources/finish-deletes';
 import { getDocumentClient, getTableName } from '../../shared/storage/dynamo-client';
 import { entityKeys, keys } from '../../shared/storage/keys';
-import { rowsCompleteKey } from '../../shared/storage/rows-complete';
+import { makeRowsIncomplete } from '../support/rows-incomplete';
 import { createRecord } from '../../shared/resources/entity.repository';
 import { WriteBatch } from '../../shared/resources/write-batch';
 import { taskEntity } from '../../functions/tasks/task.entity';
@@ -621,7 +621,7 @@ describe('resources.md §8 deletes', () => {
       }
     };
     await dropRows();
-    await getDocumentClient().send(new DeleteCommand({ TableName: getTableName(), Key: rowsCompleteKey('task_link_rows', tenant.organizationId) }));
+    await makeRowsIncomplete('task_link_rows', tenant.organizationId);
     await call(tenant, 'DELETE', `/customers/${customer.id}`, undefined, 200);
     expect((await call(tenant, 'GET', `/tasks/${first.id}`, undefined, 200)).body.customer_id).toBeNull();
 
@@ -783,7 +783,7 @@ describe('resources.md §8: a file\'s tasks deleted after it, under concurrent w
     for (const [type, id, taskId] of [['MORTGAGE_FILE', file.id, fileTask.id], ['TASK', fileTask.id, child.id]]) {
       await getDocumentClient().send(new DeleteCommand({ TableName: getTableName(), Key: entityKeys.childRow(type, tenant.organizationId, id, 'TASK', taskId) }));
     }
-    await getDocumentClient().send(new DeleteCommand({ TableName: getTableName(), Key: rowsCompleteKey('task_link_rows', tenant.organizationId) }));
+    await makeRowsIncomplete('task_link_rows', tenant.organizationId);
     await call(tenant, 'DELETE', `/mortgage-files/${file.id}`, undefined, 200);
     await call(tenant, 'GET', `/tasks/${fileTask.id}`, undefined, 404);
     expect((await call(tenant, 'GET', `/tasks/${child.id}`, undefined, 200)).body.parent_task_id).toBeNull();

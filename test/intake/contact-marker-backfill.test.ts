@@ -2,6 +2,7 @@ import { DeleteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { contactMarkerKey, leadContacts } from '../../functions/leads/lead-contact-markers';
 import { getDocumentClient, getTableName } from '../../shared/storage/dynamo-client';
 import { rowsCompleteKey } from '../../shared/storage/rows-complete';
+import { makeRowsIncomplete } from '../support/rows-incomplete';
 import { startTestRuntime, type TestRuntime } from '../support/test-runtime';
 import { createIntake, postIntake, uniqueEmail, uniquePhone, type Tenant } from './intake-support';
 
@@ -29,7 +30,7 @@ async function createLead(tenant: Tenant, body: Record<string, unknown>): Promis
 
 /** Back to the state of an organization created before the markers existed. */
 async function forgetMarkers(organizationId: string, contacts: Array<{ phone?: string; email?: string }>) {
-  await client().send(new DeleteCommand({ TableName: getTableName(), Key: rowsCompleteKey('lead_contact_markers', organizationId) }));
+  await makeRowsIncomplete('lead_contact_markers', organizationId);
   for (const contact of contacts) {
     for (const one of leadContacts(contact)) {
       await client().send(new DeleteCommand({ TableName: getTableName(), Key: contactMarkerKey(organizationId, one) }));
