@@ -3,30 +3,28 @@ import { ApiError, badRequest, noUpdatableFields } from '../../shared/http/error
 import { assertPrecondition, versionOf, withVersion } from '../../shared/http/record-version';
 import { newId, nowIso } from '../../shared/ids';
 import {
-  parentVersionUpdate,
   planParentVersionMove,
   planPartCreate,
   planPartUpdate,
   presentParts,
-  readFamily,
   requireFamily,
   siblingsOf,
   type Family,
   type PartDefinition,
 } from '../../shared/resources/child-entity';
 import type { StoredRecord } from '../../shared/resources/entity';
-import { holdRecord, internalsOf, planCreate, planUpdate, withInternals } from '../../shared/resources/entity.repository';
+import { planCreate, planUpdate } from '../../shared/resources/entity.repository';
 import { retryOnVersionConflict, VersionConflict, WRITE_ATTEMPTS, WriteBatch } from '../../shared/resources/write-batch';
 import { recordId } from '../../shared/validation/fields';
 import { getLogger } from '../../shared/logger';
 import type { WriteContext } from '../../shared/write-context';
-import { customerEntity } from '../customers/customer.entity';
 import { customerFileLinkDelete } from '../customers/customer-file-links';
-import { borrowerPart, createBorrowerSchema, mainBorrowerOf, MAX_BORROWERS, knowCustomers, RESOLVED_CUSTOMER, resolveBorrowerCustomer } from './borrower.part';
+import { borrowerPart, createBorrowerSchema, MAX_BORROWERS, knowCustomers, RESOLVED_CUSTOMER, resolveBorrowerCustomer } from './borrower.part';
 import { bankAccountPart, incomePart, obligationPart } from './file-records.part';
 import { createMortgageFileFields, mortgageFileEntity, mortgageFileListItemSchema, updateMortgageFileSchema } from './mortgage-file.entity';
 import { activeDocumentTemplates, activeMilestoneTemplates, fileTemplates, planRequirements, REQUIREMENT_TYPE, requirementPart } from './requirement.part';
 import { planOwnMilestoneRows } from './milestone-rows';
+import { fileCreateMarkerDelete, fileCreateMarkerPut, settleAfterFailedBorrowers, type FileCreateMarker } from './file-create-settle';
 
 /** The three record kinds a file body may carry, with their write-failure codes (resources.md §5). */
 const RECORD_KINDS = [
@@ -178,6 +176,8 @@ export async function createFileWithRecords(context: WriteContext, body: Body): 
   // customer is held by its borrower's write alone (two holds of one customer would be one too many).
   const fields = !named || customers.some((customer) => customer.id === named) ? { fields: { customer_id: named ?? mainCustomer?.id ?? null } } : {};
   const fileInput = fields.fields && named ? { ...scalarInput(body), customer_id: undefined } : scalarInput(body);
+  // Until the file is settled, a marker says what its create wrote (file-create-settle.ts).
+  const createMarker: FileCreateMarker = { created: null, named, at: nowIso() };
   const planParts = async (family: Family, batches: WriteBatch[] | undefined) => {
     const planned: PlannedPart[] = [];
     for (const [index, borrower] of borrowerBodies.entries()) {
@@ -214,6 +214,7 @@ export async function createFileWithRecords(context: WriteContext, body: Body): 
     const fileFamily: Family = { parent: file, parts: new Map(), fresh: true };
     fileRequirements = planRequirements(context, fileFamily, ownTemplates, null, fileBatch);
     planOwnMilestoneRows(context, file, activeMilestones, fileBatch);
+    if (borrowerBodies.length > 0) fileBatch.add(fileCreateMarkerPut(context.organizationId, fileId, { ...createMarker, created: (file.customer_id ?? null) as string | null }));
     if (context.audit) fileBatch.add(context.audit.entry(file.id, 201));
     try {
       await fileBatch.commit();
@@ -255,6 +256,7 @@ export async function createFileWithRecords(context: WriteContext, body: Body): 
           id: part.record.id,
           parentAttributes: isMain ? { customer_id: customer.id } : undefined,
         });
+        if (settlesFile(part)) batch.add(fileCreateMarkerDelete(context.organizationId, fileId, createMarker.at));
         await batch.commit();
         return true;
       },
@@ -268,12 +270,16 @@ export async function createFileWithRecords(context: WriteContext, body: Body): 
   const childErrors: string[] = [];
   const failedBorrowers = new Set<string>();
   const written = new Set<string>();
+  // The last borrower's write settles the file when every borrower before it was written.
+  const lastBorrower = planned.filter((part) => part.borrowerIndex !== undefined).at(-1);
+  const settlesFile = (part: PlannedPart) => part === lastBorrower && failedBorrowers.size === 0;
   for (const part of planned) {
     if (part.borrowerId && failedBorrowers.has(part.borrowerId)) {
       childErrors.push(part.failure);
       continue;
     }
     try {
+      if (settlesFile(part)) part.batch.add(fileCreateMarkerDelete(context.organizationId, fileId, createMarker.at));
       await part.batch.commit();
       written.add(part.record.id);
     } catch (error) {
@@ -293,78 +299,10 @@ export async function createFileWithRecords(context: WriteContext, body: Body): 
     parent: withVersion(family.parent, 1 + written.size),
     parts: new Map([...family.parts].map(([type, records]) => [type, records.filter((record) => isWritten(type, record))])),
   };
-  const settled = failedBorrowers.size > 0 ? await settleAfterFailedBorrowers(saved, named) : saved;
+  const settled = failedBorrowers.size > 0 ? await settleAfterFailedBorrowers(saved, { ...createMarker, created: (saved.parent.customer_id ?? null) as string | null }) : saved;
   knowCustomers(settled, customers);
   const answer = await presentFile(settled, ALL);
   return childErrors.length > 0 ? withVersion({ ...answer, child_errors: childErrors }, versionOf(answer) ?? 0) : answer;
-}
-
-/**
- * A borrower of a new file that could not be written leaves no trace on the file: the file was
- * written first with what every borrower would give it (the search names, the borrowers' customers,
- * and, `customer_id` omitted, the main borrower's customer, which may be new and written only with
- * its borrower). One more write sets them from the borrowers that were written: `customer_id` is
- * the main one's customer among them, or null (resources.md §5). A `customer_id` sent that was also
- * a borrower's was held by that borrower's write alone: this write holds it, and when it is gone (a
- * delete that read before the file was written) the file names no customer. The write is
- * conditional on the version the create's own writes left: another write of the file meanwhile (a
- * borrower added by a client that saw the file's event) makes it read the file again and settle
- * from what is stored, leaving a `customer_id` that write changed as it is. Should it fail anyway,
- * the answer is the file as the create wrote it.
- */
-async function settleAfterFailedBorrowers(saved: Family, named: string | undefined): Promise<Family> {
-  const created = (saved.parent.customer_id ?? null) as string | null;
-  let family: Family = { ...saved, fresh: false };
-  for (let attempt = 1; ; attempt++) {
-    const written = siblingsOf(family, borrowerPart);
-    const stored = (family.parent.customer_id ?? null) as string | null;
-    const customerId = stored !== created ? stored : (((named ? created : mainBorrowerOf(written)?.customer_id) ?? null) as string | null);
-    const unheld = typeof customerId === 'string' && customerId === named && !written.some((borrower) => borrower.customer_id === customerId);
-    try {
-      return await settleFile(family, customerId, unheld);
-    } catch (error) {
-      if (error instanceof VersionConflict && attempt < WRITE_ATTEMPTS) {
-        const again = await readFamily(mortgageFileEntity, saved.parent.organization_id, saved.parent.id).catch(() => undefined);
-        if (again) {
-          family = again;
-          continue;
-        }
-      }
-      getLogger().error('a new file keeps the attributes of a borrower that was not written', { error_name: (error as Error)?.name });
-      return saved;
-    }
-  }
-}
-
-class CustomerGone extends Error {}
-
-/**
- * The file's attributes from its written borrowers, with `customer_id` (held when `hold`), at the
- * version read; a held customer that is gone leaves the file naming none.
- */
-async function settleFile(family: Family, customerId: string | null, hold: boolean): Promise<Family> {
-  try {
-    return await settleFileAs(family, customerId, hold);
-  } catch (error) {
-    if (!(error instanceof CustomerGone)) throw error;
-    return settleFileAs(family, null, false);
-  }
-}
-
-async function settleFileAs(family: Family, customerId: string | null, hold: boolean): Promise<Family> {
-  const parent = withInternals(withVersion({ ...family.parent, customer_id: customerId }, versionOf(family.parent) ?? 1), { ...internalsOf(family.parent) });
-  const settled: Family = { parent, parts: family.parts };
-  const organizationId = family.parent.organization_id;
-  const batch = new WriteBatch();
-  parentVersionUpdate(borrowerPart, settled, batch, { customer_id: customerId });
-  if (hold && customerId) holdRecord(customerEntity, organizationId, customerId, batch, () => new CustomerGone());
-  // The row the file's create put for a customer it no longer names (one that was never written, or is gone).
-  const previous = family.parent.customer_id;
-  if (typeof previous === 'string' && previous !== customerId && !siblingsOf(family, borrowerPart).some((borrower) => borrower.customer_id === previous)) {
-    batch.add(customerFileLinkDelete(organizationId, previous, family.parent.id));
-  }
-  await batch.commit();
-  return settled;
 }
 
 /**

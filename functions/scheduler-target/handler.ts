@@ -5,6 +5,7 @@ import { fireReminder, reminderTargetSchema, sweepDueReminders } from '../../sha
 import { finishUnfinishedDeletes } from '../../shared/resources/finish-deletes';
 import { sweepOverdueDeliveries } from '../../shared/webhooks/delivery-sweeper';
 import { finishUnfinishedRenames } from '../mortgage-files/borrower-names';
+import { finishUnfinishedFileCreates } from '../mortgage-files/file-create-settle';
 import { DELETE_FOLLOW_UPS } from './delete-follow-ups';
 
 /**
@@ -19,7 +20,9 @@ import { DELETE_FOLLOW_UPS } from './delete-follow-ups';
  *   pipeline's scheduler sends this every ten seconds.
  * - `{kind: "sweep-deletes"}`: finish every record delete a stopped process left half-way (its
  *   partition's rows, its tasks, its links: `finishUnfinishedDeletes`), and every customer rename
- *   whose names some of its files still lack (`finishUnfinishedRenames`). Locally with the deliveries' sweep.
+ *   whose names some of its files still lack (`finishUnfinishedRenames`), and settle every new file
+ *   whose borrowers' writes a stopped process left unfinished (`finishUnfinishedFileCreates`).
+ *   Locally with the deliveries' sweep.
  */
 export const schedulerEventSchema = z.discriminatedUnion('kind', [
   reminderTargetSchema.extend({ kind: z.literal('reminder') }),
@@ -51,10 +54,11 @@ async function sweepDeliveries(): Promise<number> {
 }
 
 async function sweepDeletes(): Promise<number> {
-  const [deletes, renames] = await Promise.all([finishUnfinishedDeletes(DELETE_FOLLOW_UPS), finishUnfinishedRenames()]);
+  const [deletes, renames, creates] = await Promise.all([finishUnfinishedDeletes(DELETE_FOLLOW_UPS), finishUnfinishedRenames(), finishUnfinishedFileCreates()]);
   if (deletes > 0) getLogger().info('unfinished deletes finished by the sweep', { finished: deletes });
   if (renames > 0) getLogger().info('unfinished customer renames finished by the sweep', { finished: renames });
-  return deletes + renames;
+  if (creates > 0) getLogger().info('unsettled file creates settled by the sweep', { finished: creates });
+  return deletes + renames + creates;
 }
 
 async function handle(event: unknown): Promise<SchedulerTargetResult> {

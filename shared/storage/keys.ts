@@ -265,6 +265,20 @@ export const entityKeys = {
     gsi4sk: sortable(at, id),
   }),
   renamingShard: (shard: number) => `RENAMING#${shard}`,
+  /**
+   * A new record whose create writes it first and its nested records after, in transactions of
+   * their own (a mortgage file and its borrowers): a row of the record's partition, put in the
+   * record's own transaction and removed by the write that settles it (the last nested write, or the
+   * correction after a failed one). While it exists it is in gsi4 (sharded, by the time of the
+   * create), where the sweep finds a create that a stopped process left unsettled.
+   */
+  settling: (type: string, organizationId: string, id: string, at: string) => ({
+    pk: `ORG#${organizationId}#${type}#${id}`,
+    sk: 'CREATE_PENDING',
+    gsi4pk: entityKeys.settlingShard(shardOf(id, DELETING_SHARDS)),
+    gsi4sk: sortable(at, id),
+  }),
+  settlingShard: (shard: number) => `SETTLING#${shard}`,
   /** A child of a record (a file's note, borrower, guard...): a row of the parent's partition, `<TYPE>#<id>`. */
   childRow: (parentType: string, organizationId: string, parentId: string, type: string, id: string): ItemKey => ({
     pk: entityKeys.record(parentType, organizationId, parentId).pk,

@@ -2,10 +2,11 @@ import { DeleteCommand, GetCommand, PutCommand, QueryCommand, ScanCommand, Updat
 import { handler as schedulerTarget } from '../../functions/scheduler-target/handler';
 import { localLambdaContext } from '../../local/lambda-context';
 import { finishUnfinishedRenames } from '../../functions/mortgage-files/borrower-names';
+import { finishUnfinishedFileCreates } from '../../functions/mortgage-files/file-create-settle';
 import { getDocumentClient } from '../../shared/storage/dynamo-client';
 import { entityKeys } from '../../shared/storage/keys';
 import { makeRowsIncomplete } from '../support/rows-incomplete';
-import { beforeCall, failingFirstCallAfterCommit, failingOneCall, useTestRuntime, type TestRuntime } from '../support/test-runtime';
+import { beforeCall, failingFirstCallAfterCommit, failingOneCall, stoppedAfterCall, useTestRuntime, type TestRuntime } from '../support/test-runtime';
 
 /**
  * A file's borrowers, incomes, bank accounts and obligations (resources.md §5 "Create", "Read",
@@ -294,6 +295,94 @@ describe('resources.md §5: a file created with its nested records', () => {
       expect(read.body.child_errors).toBeUndefined();
       expect(read.headers.get('etag')).toBe(response.headers.get('etag'));
     });
+  });
+});
+
+describe('a new file whose create stopped between its own write and its borrowers\' is settled by the sweep', () => {
+  const pendingCreates = async (tenant: { organizationId: string }, fileId: string) =>
+    (
+      await getDocumentClient().send(
+        new QueryCommand({
+          TableName: runtime.tableName,
+          KeyConditionExpression: 'pk = :pk AND sk = :sk',
+          ExpressionAttributeValues: { ':pk': entityKeys.record('MORTGAGE_FILE', tenant.organizationId, fileId).pk, ':sk': 'CREATE_PENDING' },
+          ConsistentRead: true,
+        }),
+      )
+    ).Items ?? [];
+  const onlyFile = async (tenant: Parameters<typeof call>[0]) => {
+    const files = (await call(tenant, 'GET', '/mortgage-files')).body.data;
+    expect(files).toHaveLength(1);
+    return files[0].id as string;
+  };
+
+  test('stopped right after the file\'s own write: the file named its new main borrower\'s customer, never written; the sweep makes it name none', async () => {
+    const tenant = await runtime.organization();
+    await stoppedAfterCall(['TransactItems', 'pending_since'], async (fired) => {
+      await call(tenant, 'POST', '/mortgage-files', { borrowers: [{ first_name: 'Dana', last_name: 'Cohen' }] });
+      expect(fired()).toBe(true);
+    });
+    const fileId = await onlyFile(tenant);
+    const stopped = await call(tenant, 'GET', `/mortgage-files/${fileId}`);
+    expect(stopped.body.borrowers).toEqual([]);
+    expect(stopped.body.customer_id).toEqual(expect.any(String));
+    expect((await call(tenant, 'GET', `/customers/${stopped.body.customer_id}`)).status).toBe(404);
+    expect(await pendingCreates(tenant, fileId)).toHaveLength(1);
+
+    // Not before its grace period: a create under way is left alone.
+    await finishUnfinishedFileCreates();
+    expect(await pendingCreates(tenant, fileId)).toHaveLength(1);
+    expect(await finishUnfinishedFileCreates(0)).toBeGreaterThanOrEqual(1);
+    const settled = await call(tenant, 'GET', `/mortgage-files/${fileId}`);
+    expect(settled.body.customer_id).toBeNull();
+    expect(settled.headers.get('etag')).not.toBe(stopped.headers.get('etag'));
+    expect((await call(tenant, 'GET', '/mortgage-files?search=Cohen')).body.count).toBe(0);
+    expect(await pendingCreates(tenant, fileId)).toEqual([]);
+    const customerPartition = await getDocumentClient().send(
+      new QueryCommand({ TableName: runtime.tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': entityKeys.record('CUSTOMER', tenant.organizationId, stopped.body.customer_id).pk }, ConsistentRead: true }),
+    );
+    expect(customerPartition.Items).toEqual([]);
+  });
+
+  test('stopped after a borrower that is not the main one: the sweep makes the file name the main borrower among those written', async () => {
+    const tenant = await runtime.organization();
+    // Avi is written first; Dana, the main borrower (the lowest order_index), never is.
+    await stoppedAfterCall(['TransactItems', '"borrower"', 'Avi'], async (fired) => {
+      await call(tenant, 'POST', '/mortgage-files', { borrowers: [{ first_name: 'Avi', last_name: 'Levi', order_index: 1 }, { first_name: 'Dana', last_name: 'Cohen', order_index: 0 }] });
+      expect(fired()).toBe(true);
+    });
+    const fileId = await onlyFile(tenant);
+    const stopped = (await call(tenant, 'GET', `/mortgage-files/${fileId}`)).body;
+    expect(stopped.borrowers).toMatchObject([{ first_name: 'Avi' }]);
+    expect(stopped.customer_id).not.toBe(stopped.borrowers[0].customer_id);
+    expect((await call(tenant, 'GET', `/customers/${stopped.customer_id}`)).status).toBe(404);
+
+    expect(await finishUnfinishedFileCreates(0)).toBeGreaterThanOrEqual(1);
+    const settled = (await call(tenant, 'GET', `/mortgage-files/${fileId}`)).body;
+    expect(settled.borrowers).toMatchObject([{ first_name: 'Avi', is_main: true }]);
+    expect(settled.customer_id).toBe(settled.borrowers[0].customer_id);
+    expect((await call(tenant, 'GET', `/mortgage-files?customer_id=${settled.customer_id}`)).body.count).toBe(1);
+    expect((await call(tenant, 'GET', '/mortgage-files?search=Levi')).body.count).toBe(1);
+    expect((await call(tenant, 'GET', '/mortgage-files?search=Cohen')).body.count).toBe(0);
+    expect(await pendingCreates(tenant, fileId)).toEqual([]);
+  });
+
+  test('a create that finishes leaves no marker: every borrower written, or one failed and the file corrected; a file deleted before the sweep takes its marker along', async () => {
+    const tenant = await runtime.organization();
+    const whole = await call(tenant, 'POST', '/mortgage-files', { borrowers: [{ first_name: 'Dana', last_name: 'Cohen' }, { first_name: 'Avi', last_name: 'Levi' }] });
+    expect(whole.status).toBe(201);
+    expect(await pendingCreates(tenant, whole.body.id)).toEqual([]);
+    const corrected = await failingOneCall(['TransactItems', '"borrower"', 'Noa Bar'], () => call(tenant, 'POST', '/mortgage-files', { borrowers: [{ first_name: 'Noa', last_name: 'Bar' }] }));
+    expect(corrected.status).toBe(201);
+    expect(corrected.body.child_errors).toEqual(['borrower_write_failed']);
+    expect(await pendingCreates(tenant, corrected.body.id)).toEqual([]);
+
+    const other = await runtime.organization();
+    await stoppedAfterCall(['TransactItems', 'pending_since'], () => call(other, 'POST', '/mortgage-files', { borrowers: [{ first_name: 'Gil', last_name: 'Tal' }] }));
+    const fileId = await onlyFile(other);
+    expect(await pendingCreates(other, fileId)).toHaveLength(1);
+    expect((await call(other, 'DELETE', `/mortgage-files/${fileId}`)).status).toBe(200);
+    expect(await pendingCreates(other, fileId)).toEqual([]);
   });
 });
 

@@ -174,6 +174,24 @@ export async function failingOneCall<T>(markers: string[], run: (fired: () => bo
 }
 
 /**
+ * The process as if stopped right after the first DynamoDB call whose input contains every one of
+ * `markers` was answered: every later call of `run` fails. What is stored then is what a hard kill
+ * at that moment leaves. `fired()` tells whether the call was made.
+ */
+export async function stoppedAfterCall<T>(markers: string[], run: (fired: () => boolean) => Promise<T>): Promise<T> {
+  let stopped = false;
+  return aroundEveryCall(
+    async ({ input }, send) => {
+      if (stopped) throw injectedFailure('a call after the process stopped');
+      const result = await send();
+      if (markers.every((marker) => input.includes(marker))) stopped = true;
+      return result;
+    },
+    () => run(() => stopped),
+  );
+}
+
+/**
  * Makes the first DynamoDB call after a transaction has committed fail, for the length of `run`:
  * a write whose answer still needed the database would be answered 500 although it was made.
  * `fired()` tells whether any call came after the commit at all.
