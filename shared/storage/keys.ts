@@ -225,6 +225,21 @@ export const webhookKeys = {
 /** Deletes whose follow-up may be unfinished are spread over this many gsi4 partitions (see `entityKeys.deleting`). */
 export const DELETING_SHARDS = 4;
 
+/**
+ * A marker of work that follows a record's commit, in the record's own partition under `sk`, and
+ * while it exists in gsi4 under `shard(0..3)` by the time of the write (`<time>#<id>`), where the
+ * sweep (shared/resources/finish-deletes.ts `finishMarked`) finds the work a stopped process left.
+ */
+const followUpMarker = (sk: string, shard: (index: number) => string) => (type: string, organizationId: string, id: string, at: string) => ({
+  pk: `ORG#${organizationId}#${type}#${id}`,
+  sk,
+  gsi4pk: shard(shardOf(id, DELETING_SHARDS)),
+  gsi4sk: sortable(at, id),
+});
+const deletingShard = (shard: number) => `DELETING#${shard}`;
+const renamingShard = (shard: number) => `RENAMING#${shard}`;
+const settlingShard = (shard: number) => `SETTLING#${shard}`;
+
 export const entityKeys = {
   /** One record: its own partition, so its children can join its item collection later. */
   record: (type: string, organizationId: string, id: string): ItemKey => ({ pk: `ORG#${organizationId}#${type}#${id}`, sk: type }),
@@ -234,12 +249,7 @@ export const entityKeys = {
    * exists it is in gsi4 (sharded, by the time of the delete), where the sweep finds the deletes
    * whose follow-up a stopped process never finished.
    */
-  deleting: (type: string, organizationId: string, id: string, at: string) => ({
-    pk: `ORG#${organizationId}#${type}#${id}`,
-    sk: 'DELETING',
-    gsi4pk: entityKeys.deletingShard(shardOf(id, DELETING_SHARDS)),
-    gsi4sk: sortable(at, id),
-  }),
+  deleting: followUpMarker('DELETING', deletingShard),
   /**
    * The `deleting` marker as written by a delete: its keys, the exact time of the delete and the
    * record as it was (a nested map: in no index). The stream tells the record's delete event by
@@ -251,20 +261,15 @@ export const entityKeys = {
     deleted_at: at,
     deleted_record: record,
   }),
-  deletingShard: (shard: number) => `DELETING#${shard}`,
+  deletingShard,
   /**
    * A customer rename whose names are still to be written on some of its files (more than one
    * transaction holds): a row of the customer's partition, put in the rename's transaction and
    * removed once every file has them. While it exists it is in gsi4 (sharded, by the time of the
    * rename), where the sweep finds a refresh a stopped or failed process never finished.
    */
-  renaming: (type: string, organizationId: string, id: string, at: string) => ({
-    pk: `ORG#${organizationId}#${type}#${id}`,
-    sk: 'NAMES_PENDING',
-    gsi4pk: entityKeys.renamingShard(shardOf(id, DELETING_SHARDS)),
-    gsi4sk: sortable(at, id),
-  }),
-  renamingShard: (shard: number) => `RENAMING#${shard}`,
+  renaming: followUpMarker('NAMES_PENDING', renamingShard),
+  renamingShard,
   /**
    * A new record whose create writes it first and its nested records after, in transactions of
    * their own (a mortgage file and its borrowers): a row of the record's partition, put in the
@@ -272,13 +277,8 @@ export const entityKeys = {
    * correction after a failed one). While it exists it is in gsi4 (sharded, by the time of the
    * create), where the sweep finds a create that a stopped process left unsettled.
    */
-  settling: (type: string, organizationId: string, id: string, at: string) => ({
-    pk: `ORG#${organizationId}#${type}#${id}`,
-    sk: 'CREATE_PENDING',
-    gsi4pk: entityKeys.settlingShard(shardOf(id, DELETING_SHARDS)),
-    gsi4sk: sortable(at, id),
-  }),
-  settlingShard: (shard: number) => `SETTLING#${shard}`,
+  settling: followUpMarker('CREATE_PENDING', settlingShard),
+  settlingShard,
   /** A child of a record (a file's note, borrower, guard...): a row of the parent's partition, `<TYPE>#<id>`. */
   childRow: (parentType: string, organizationId: string, parentId: string, type: string, id: string): ItemKey => ({
     pk: entityKeys.record(parentType, organizationId, parentId).pk,
