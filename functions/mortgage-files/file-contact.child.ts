@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { conflict, validationFailed } from '../../shared/http/errors';
+import { conflict, recordNotFound, validationFailed } from '../../shared/http/errors';
 import { childOperations, defineChild, sentFields } from '../../shared/resources/child-collection';
 import type { StoredRecord } from '../../shared/resources/entity';
 import { holdRecord, recordFromItem, sameValue } from '../../shared/resources/entity.repository';
@@ -92,9 +92,11 @@ async function withContacts(records: StoredRecord[], parent: StoredRecord): Prom
   return records.map((record) => ({ ...record, contact: contacts.get(record.contact_id as string) ?? null }));
 }
 
+const FILE_CONTACT_LABEL = 'File contact';
+
 export const fileContactChild = defineChild({
   type: FILE_CONTACT_TYPE,
-  label: 'File contact',
+  label: FILE_CONTACT_LABEL,
   entity: 'file_contact',
   parent: mortgageFileEntity,
   parentIdField: 'mortgage_file_id',
@@ -149,7 +151,8 @@ export const fileContactChild = defineChild({
       planGuardPut(batch, context.organizationId, fileId, contactId, changed.role, current.id);
       batch.add(contactLinkRowPut(context.organizationId, { ...current, role: changed.role }));
       // The contact's delete removes the guard of the role it read: one racing this change reads again.
-      holdRecord(contactEntity, context.organizationId, contactId, batch, () => validationFailed("contact_id: the link's contact no longer exists"));
+      // A contact gone takes its links along (resources.md §4): this link is gone, or about to be.
+      holdRecord(contactEntity, context.organizationId, contactId, batch, () => recordNotFound(FILE_CONTACT_LABEL));
     }
     return changed;
   },

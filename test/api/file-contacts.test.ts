@@ -260,6 +260,27 @@ describe('file contacts', () => {
     expect((await runtime.request('POST', links(file.id), { key: tenant.apiKey, body: { contact_id: again.id, role: 'lawyer' } })).status).toBe(201);
   });
 
+  test('a role change whose contact is deleted right before its write: 404, the link is gone with its contact (not a 400 about a field the request did not send)', async () => {
+    const tenant = await runtime.organization();
+    const file = await newFile(tenant);
+    const contact = await newContact(tenant, { type: 'banker', first_name: 'Gone' });
+    const link = (await runtime.request('POST', links(file.id), { key: tenant.apiKey, body: { contact_id: contact.id } })).body;
+    let deleted: number | undefined;
+    const moved = await beforeCall(
+      ['TransactItems', 'lawyer'],
+      async () => {
+        deleted = (await runtime.request('DELETE', `/contacts/${contact.id}`, { key: tenant.apiKey })).status;
+      },
+      async (fired) => {
+        const answer = await runtime.request('PATCH', `${links(file.id)}/${link.id}`, { key: tenant.apiKey, body: { role: 'lawyer' } });
+        expect(fired()).toBe(true);
+        return answer;
+      },
+    );
+    expect([deleted, moved.status, moved.body]).toEqual([200, 404, { error: 'File contact not found', status: 404 }]);
+    expect((await runtime.request('GET', links(file.id), { key: tenant.apiKey })).body).toEqual({ data: [], count: 0 });
+  });
+
   test('a link whose contact vanished anyway (a delete racing the link) is listed with contact: null, never an error', async () => {
     const tenant = await runtime.organization();
     const file = await newFile(tenant);
