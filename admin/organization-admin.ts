@@ -60,7 +60,7 @@ export async function createOrganization(name: string): Promise<{ organization_i
           },
         },
         { Put: { TableName: getTableName(), Item: { ...keys.leadCounters(organization.id), entity: 'lead_counters', total: 0 } } },
-        // No leads or files yet: every one it gets will have its rows (lead contact markers, customers' file rows).
+        // No leads, files or tasks yet: every one it gets will have its rows (lead contact markers, customers' file rows, task rows).
         ...allRowsCompletePuts(organization.id, organization.created_at),
         // The payment sources, milestone and required-document templates of resources.md §12.
         ...defaultFileSettingPuts(organization.id),

@@ -1,6 +1,6 @@
 import { buildSearchText } from '../../shared/http/list-query';
 import type { StoredRecord } from '../../shared/resources/entity';
-import { searchTextOf } from '../../shared/resources/entity.repository';
+import { findRecordIds, searchTextOf } from '../../shared/resources/entity.repository';
 import { retryOnVersionConflict, VersionConflict, WriteBatch } from '../../shared/resources/write-batch';
 import { getDocumentClient, getTableName } from '../../shared/storage/dynamo-client';
 import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
@@ -8,7 +8,7 @@ import { nowIso } from '../../shared/ids';
 import { entityKeys } from '../../shared/storage/keys';
 import { finishMarked } from '../../shared/resources/finish-deletes';
 import { queryAll } from '../../shared/storage/paginated-requests';
-import { rowsComplete } from '../../shared/storage/rows-complete';
+import { idsFromRows } from '../../shared/storage/rows-complete';
 import { linkedFileIds } from '../customers/customer-file-links';
 import { MORTGAGE_FILE_TYPE } from './file-rows';
 
@@ -122,19 +122,14 @@ export async function refreshNamesOnFiles(organizationId: string, customerId: st
  * are not complete, the files' index (its `customer_id` filter) as well.
  */
 async function filesNamingCustomer(organizationId: string, customerId: string): Promise<string[]> {
-  const [complete, fromRows] = await Promise.all([rowsComplete('customer_file_rows', organizationId), linkedFileIds(organizationId, customerId)]);
-  if (complete) return fromRows;
-  const indexed = await queryAll({
-    TableName: getTableName(),
-    IndexName: 'gsi6',
-    KeyConditionExpression: 'gsi6pk = :pk',
-    FilterExpression: 'contains(list_filters.customer_id, :customer)',
-    ExpressionAttributeValues: { ':pk': entityKeys.collection(MORTGAGE_FILE_TYPE, organizationId), ':customer': customerId },
-    ProjectionExpression: 'pk',
-  });
-  const prefix = entityKeys.record(MORTGAGE_FILE_TYPE, organizationId, '').pk;
-  return [...new Set([...fromRows, ...indexed.map((item) => (item.pk as string).slice(prefix.length))])];
+  const { ids } = await idsFromRows('customer_file_rows', organizationId, linkedFileIds(organizationId, customerId), async () =>
+    (await findRecordIds(FILES_BY_CUSTOMER, organizationId, { customer_id: customerId })).map((file) => file.id),
+  );
+  return ids;
 }
+
+/** The files' index as the file list's `customer_id` filter reads it (a file's customer and its borrowers' customers: mortgage-file.entity.ts). */
+const FILES_BY_CUSTOMER = { type: MORTGAGE_FILE_TYPE, multiValueFilters: ['customer_id'] };
 
 /** Plans the names on up to MAX_FILES_PER_RENAME files whose links still differ; true when more files differ. */
 async function planNamesOnFiles(organizationId: string, customerId: string, names: string, batch: WriteBatch, exceptFileId?: string): Promise<boolean> {

@@ -67,7 +67,7 @@ export function fileCreateMarkerDelete(organizationId: string, fileId: string, a
  * `customer_id` that write changed as it is. The write removes the create's marker. Should it fail
  * anyway, the answer is the family given, and the marker stays for the sweep.
  */
-export async function settleAfterFailedBorrowers(saved: Family, marker: FileCreateMarker): Promise<Family> {
+export async function settleFromWrittenBorrowers(saved: Family, marker: FileCreateMarker): Promise<Family> {
   const { created, named } = marker;
   let family: Family = { ...saved, fresh: false };
   for (let attempt = 1; ; attempt++) {
@@ -147,7 +147,7 @@ export async function finishUnfinishedFileCreates(graceMs = UNSETTLED_CREATE_GRA
       named: typeof item.named_customer_id === 'string' ? item.named_customer_id : undefined,
       at,
     };
-    const settled = await settleAfterFailedBorrowers(family, marker);
+    const settled = await settleFromWrittenBorrowers(family, marker);
     if (settled === family) throw new Error('the file could not be settled');
   });
 }

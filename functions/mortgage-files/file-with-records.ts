@@ -24,7 +24,7 @@ import { bankAccountPart, incomePart, obligationPart } from './file-records.part
 import { createMortgageFileFields, mortgageFileEntity, mortgageFileListItemSchema, updateMortgageFileSchema } from './mortgage-file.entity';
 import { activeDocumentTemplates, activeMilestoneTemplates, fileTemplates, planRequirements, REQUIREMENT_TYPE, requirementPart } from './requirement.part';
 import { planOwnMilestoneRows } from './milestone-rows';
-import { fileCreateMarkerDelete, fileCreateMarkerPut, settleAfterFailedBorrowers, type FileCreateMarker } from './file-create-settle';
+import { fileCreateMarkerDelete, fileCreateMarkerPut, settleFromWrittenBorrowers, type FileCreateMarker } from './file-create-settle';
 
 /** The three record kinds a file body may carry, with their write-failure codes (resources.md §5). */
 const RECORD_KINDS = [
@@ -299,7 +299,7 @@ export async function createFileWithRecords(context: WriteContext, body: Body): 
     parent: withVersion(family.parent, 1 + written.size),
     parts: new Map([...family.parts].map(([type, records]) => [type, records.filter((record) => isWritten(type, record))])),
   };
-  const settled = failedBorrowers.size > 0 ? await settleAfterFailedBorrowers(saved, { ...createMarker, created: (saved.parent.customer_id ?? null) as string | null }) : saved;
+  const settled = failedBorrowers.size > 0 ? await settleFromWrittenBorrowers(saved, { ...createMarker, created: (saved.parent.customer_id ?? null) as string | null }) : saved;
   knowCustomers(settled, customers);
   const answer = await presentFile(settled, ALL);
   return childErrors.length > 0 ? withVersion({ ...answer, child_errors: childErrors }, versionOf(answer) ?? 0) : answer;

@@ -20,12 +20,18 @@ const rows = Object.fromEntries(TASK_LINK_FIELDS.map((field) => [field, referrer
 type TaskLinks = { id: string } & Partial<Record<TaskLinkField, unknown>>;
 const linked = (task: TaskLinks, field: TaskLinkField) => (typeof task[field] === 'string' ? (task[field] as string) : undefined);
 
+/** Each link the task has: the field and the id it names. */
+const linksOf = (task: TaskLinks) =>
+  TASK_LINK_FIELDS.flatMap((field) => {
+    const id = linked(task, field);
+    return id ? [{ field, id }] : [];
+  });
+
+const rowPut = (organizationId: string, field: TaskLinkField, linkedId: string, taskId: string) => rows[field].put(organizationId, linkedId, taskId, { task_id: taskId, field });
+
 /** The rows of a new task's links. */
 export function taskLinkRowPuts(organizationId: string, task: TaskLinks): TransactItem[] {
-  return TASK_LINK_FIELDS.flatMap((field) => {
-    const id = linked(task, field);
-    return id ? [rows[field].put(organizationId, id, task.id, { task_id: task.id, field })] : [];
-  });
+  return linksOf(task).map(({ field, id }) => rowPut(organizationId, field, id, task.id));
 }
 
 /** The rows of the links a task's update changes: the old ones go, the new ones come. */
@@ -33,16 +39,13 @@ export function taskLinkRowChanges(organizationId: string, before: TaskLinks, af
   return TASK_LINK_FIELDS.flatMap((field) => {
     const [was, is] = [linked(before, field), linked(after, field)];
     if (was === is) return [];
-    return [...(was ? [rows[field].remove(organizationId, was, before.id)] : []), ...(is ? [rows[field].put(organizationId, is, after.id, { task_id: after.id, field })] : [])];
+    return [...(was ? [rows[field].remove(organizationId, was, before.id)] : []), ...(is ? [rowPut(organizationId, field, is, after.id)] : [])];
   });
 }
 
 /** The removal of a deleted task's rows. */
 export function taskLinkRowDeletes(organizationId: string, task: TaskLinks): TransactItem[] {
-  return TASK_LINK_FIELDS.flatMap((field) => {
-    const id = linked(task, field);
-    return id ? [rows[field].remove(organizationId, id, task.id)] : [];
-  });
+  return linksOf(task).map(({ field, id }) => rows[field].remove(organizationId, id, task.id));
 }
 
 /** The removal of one row (a task that no longer names the record, or is gone). */

@@ -10,7 +10,7 @@ import { retryOnVersionConflict, VersionConflict, WriteBatch } from '../../share
 import { knownRecords } from '../../shared/resources/known-records';
 import { entityKeys, keys, type ItemKey } from '../../shared/storage/keys';
 import { batchDeleteAll, batchGetAll, itemWithKey } from '../../shared/storage/paginated-requests';
-import { rowsComplete } from '../../shared/storage/rows-complete';
+import { idsFromRows, rowsComplete } from '../../shared/storage/rows-complete';
 import { dateTimeInput } from '../../shared/validation/date-time';
 import { emptyToNull, FREE_TEXT_MAX, listValue, recordId, text, TITLE_MAX } from '../../shared/validation/fields';
 import type { WriteContext } from '../../shared/write-context';
@@ -334,10 +334,9 @@ export async function tasksNaming(
   linkedId: string,
   index?: () => Promise<Array<{ id: string; filters: Record<string, unknown> }>>,
 ): Promise<{ tasks: StoredRecord[]; stale: string[]; gone: string[] }> {
-  const [complete, fromRows] = await Promise.all([rowsComplete('task_link_rows', organizationId), taskIdsOfRows(field, organizationId, linkedId)]);
-  const indexed = complete ? [] : index ? (await index()).filter((task) => task.filters[field] === linkedId) : await findRecordIds(taskEntity, organizationId, { [field]: linkedId });
-  const fromIndex = indexed.map((task) => task.id);
-  const ids = [...new Set([...fromRows, ...fromIndex])];
+  const { rows: fromRows, ids } = await idsFromRows('task_link_rows', organizationId, taskIdsOfRows(field, organizationId, linkedId), async () =>
+    (index ? (await index()).filter((task) => task.filters[field] === linkedId) : await findRecordIds(taskEntity, organizationId, { [field]: linkedId })).map((task) => task.id),
+  );
   const found = ids.length === 0 ? [] : await getRecords(taskEntity, organizationId, ids);
   const tasks = found.filter((task) => task[field] === linkedId);
   const naming = new Set(tasks.map((task) => task.id));

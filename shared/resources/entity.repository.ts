@@ -244,12 +244,16 @@ export const sameValue = (a: unknown, b: unknown) => isDeepStrictEqual(a ?? null
 
 /** The condition that the stored record is still the version read: its failure is a retry, or 412 under If-Match. */
 export function versionedWrite(context: WriteContext, seenVersion: number) {
+  return { ...versionConditionAttributes(seenVersion), onConditionFailed: () => (context.ifMatch ? preconditionFailed() : new VersionConflict()) };
+}
+
+/** The condition attributes of a write (Put, Update, Delete) that holds only while the item is at `seenVersion`. */
+function versionConditionAttributes(seenVersion: number) {
   const condition = versionCondition(seenVersion);
   return {
     ConditionExpression: condition.expression,
     ExpressionAttributeNames: condition.names,
     ...(Object.keys(condition.values).length > 0 ? { ExpressionAttributeValues: condition.values } : {}),
-    onConditionFailed: () => (context.ifMatch ? preconditionFailed() : new VersionConflict()),
   };
 }
 
@@ -401,7 +405,7 @@ export async function deleteRecord(entity: EntityDefinition, context: WriteConte
 }
 
 /** Ids of the records of an entity whose filter values are these (the search index, all pages), with their filter values. */
-export async function findRecordIds(entity: EntityDefinition, organizationId: string, filters: Record<string, string> = {}): Promise<Array<{ id: string; filters: Record<string, unknown> }>> {
+export async function findRecordIds(entity: Pick<EntityDefinition, 'type' | 'multiValueFilters'>, organizationId: string, filters: Record<string, string> = {}): Promise<Array<{ id: string; filters: Record<string, unknown> }>> {
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = { ':pk': entityKeys.collection(entity.type, organizationId) };
   const conditions = Object.entries(filters).map(([name, value], index) => {
@@ -449,16 +453,7 @@ export async function deleteRecordsAsRead(
     pending = pending.slice(chunk.length);
     const batch = new WriteBatch();
     for (const record of chunk) {
-      const condition = versionCondition(versionOf(record) ?? 0);
-      batch.add({
-        Delete: {
-          TableName: getTableName(),
-          Key: entityKeys.record(entity.type, organizationId, record.id),
-          ConditionExpression: condition.expression,
-          ExpressionAttributeNames: condition.names,
-          ...(Object.keys(condition.values).length > 0 ? { ExpressionAttributeValues: condition.values } : {}),
-        },
-      });
+      batch.add({ Delete: { TableName: getTableName(), Key: entityKeys.record(entity.type, organizationId, record.id), ...versionConditionAttributes(versionOf(record) ?? 0) } });
       batch.addAll(extra.get(record)!);
     }
     batch.add(counterUpdate(entity, organizationId, -chunk.length));

@@ -64,3 +64,18 @@ export async function rowsComplete(kind: RowKind, organizationId: string): Promi
   if (Item !== undefined) knownComplete.add(name);
   return Item !== undefined;
 }
+
+/**
+ * The ids a record's rows of `kind` name (`fromRows`, read by key), and, while the organization's
+ * rows are not complete, those the index finds as well (`index`, asked only then): `ids`, each once.
+ * Rows and index are only hints: the caller reads the records to know.
+ */
+export async function idsFromRows(
+  kind: RowKind,
+  organizationId: string,
+  fromRows: Promise<string[]>,
+  index: () => Promise<string[]>,
+): Promise<{ rows: string[]; ids: string[] }> {
+  const [complete, rows] = await Promise.all([rowsComplete(kind, organizationId), fromRows]);
+  return { rows, ids: complete ? rows : [...new Set([...rows, ...(await index())])] };
+}

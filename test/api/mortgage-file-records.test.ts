@@ -1067,6 +1067,9 @@ describe('resources.md §3, §5, §11: a customer\'s files', () => {
     await dropRows();
     await makeRowsIncomplete('customer_file_rows', tenant.organizationId);
     expect((await call(tenant, 'DELETE', `/customers/${customer.id}`)).status).toBe(409);
+    // A rename finds the file on the index too: its search follows the new names.
+    expect((await call(tenant, 'PATCH', `/customers/${customer.id}`, { last_name: 'Renamed' })).status).toBe(200);
+    expect((await call(tenant, 'GET', '/mortgage-files?search=Renamed')).body.count).toBe(1);
 
     const backfill = await runtime.admin<Record<string, unknown>>('customer', 'backfill-file-rows', '--org', tenant.organizationId);
     expect(backfill).toEqual({ organization_id: tenant.organizationId, files: 1, rows_written: 2 });

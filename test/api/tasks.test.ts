@@ -40,6 +40,12 @@ const createFile = async (tenant: Tenant, body: Body = {}) => (await call(tenant
 const taskRowsIn = async (pk: string) =>
   (await getDocumentClient().send(new QueryCommand({ TableName: getTableName(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)', ExpressionAttributeValues: { ':pk': pk, ':prefix': 'TASK#' }, ConsistentRead: true }))).Items ?? [];
 const taskRowKeysIn = async (pk: string) => (await taskRowsIn(pk)).map((row) => row.sk as string);
+/** Takes away task rows, as an organization's tasks written before the rows existed have none: `[type, record id, task id]` each. */
+const dropTaskRows = async (organizationId: string, rows: Array<[string, string, string]>) => {
+  for (const [type, id, taskId] of rows) {
+    await getDocumentClient().send(new DeleteCommand({ TableName: getTableName(), Key: entityKeys.childRow(type, organizationId, id, 'TASK', taskId) }));
+  }
+};
 const expectInvalid = async (tenant: Tenant, method: string, path: string, body: unknown, field: string) => {
   const response = await call(tenant, method, path, body, 400);
   expect(response.body.details).toContain(field);
@@ -615,11 +621,12 @@ describe('resources.md §8 deletes', () => {
     const first = await createTask(tenant, { title: 'First', customer_id: customer.id });
     const second = await createTask(tenant, { title: 'Second', customer_id: other.id, parent_task_id: first.id });
     // As written before the rows existed: no rows, not marked complete.
-    const dropRows = async () => {
-      for (const [type, id, taskId] of [['CUSTOMER', customer.id, first.id], ['CUSTOMER', other.id, second.id], ['TASK', first.id, second.id]]) {
-        await getDocumentClient().send(new DeleteCommand({ TableName: getTableName(), Key: entityKeys.childRow(type, tenant.organizationId, id, 'TASK', taskId) }));
-      }
-    };
+    const dropRows = () =>
+      dropTaskRows(tenant.organizationId, [
+        ['CUSTOMER', customer.id, first.id],
+        ['CUSTOMER', other.id, second.id],
+        ['TASK', first.id, second.id],
+      ]);
     await dropRows();
     await makeRowsIncomplete('task_link_rows', tenant.organizationId);
     await call(tenant, 'DELETE', `/customers/${customer.id}`, undefined, 200);
@@ -780,9 +787,10 @@ describe('resources.md §8: a file\'s tasks deleted after it, under concurrent w
     const fileTask = await createTask(tenant, { title: 'Of the file', mortgage_file_id: file.id });
     const child = await createTask(tenant, { title: 'Child elsewhere', parent_task_id: fileTask.id });
     // As written before the rows existed: no rows, not marked complete.
-    for (const [type, id, taskId] of [['MORTGAGE_FILE', file.id, fileTask.id], ['TASK', fileTask.id, child.id]]) {
-      await getDocumentClient().send(new DeleteCommand({ TableName: getTableName(), Key: entityKeys.childRow(type, tenant.organizationId, id, 'TASK', taskId) }));
-    }
+    await dropTaskRows(tenant.organizationId, [
+      ['MORTGAGE_FILE', file.id, fileTask.id],
+      ['TASK', fileTask.id, child.id],
+    ]);
     await makeRowsIncomplete('task_link_rows', tenant.organizationId);
     await call(tenant, 'DELETE', `/mortgage-files/${file.id}`, undefined, 200);
     await call(tenant, 'GET', `/tasks/${fileTask.id}`, undefined, 404);
